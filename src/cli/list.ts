@@ -1,0 +1,154 @@
+/**
+ * `mcpctl list [SERVER...]`: connects the selected servers in parallel and prints each
+ * one's status and tools.
+ *
+ * @module
+ */
+
+import type { ServerEntry } from "../config/types.ts";
+import { AuthRequiredError, ExitCode, TimeoutError } from "../errors.ts";
+import type { Client } from "../mcp/client.ts";
+import {
+  connectServer,
+  describeError,
+  listTools,
+  type ServerStatus,
+  statusOf,
+  type ToolInfo,
+} from "../mcp/manager.ts";
+import type { RejectedTool } from "../mcp/names.ts";
+import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
+import type { CommandContext } from "./commands.ts";
+import { connectOptions, loadServers, selectServers } from "./servers.ts";
+
+/** One server in `list --json` (the documented shape). */
+export interface ListedServer {
+  name: string;
+  status: ServerStatus;
+  transport: "stdio" | "http" | "sse";
+  error?: string;
+  server?: { name: string; version?: string; title?: string; protocolVersion: string };
+  tools: ListedTool[];
+  rejectedTools?: RejectedTool[];
+  warnings?: string[];
+}
+
+/** One tool in `list --json`. */
+export interface ListedTool {
+  name: string;
+  route: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** Runs `list`. */
+export async function run(ctx: CommandContext): Promise<number> {
+  const set = await loadServers(ctx);
+  const selected = selectServers(set, set.adhoc ? [] : ctx.positionals);
+  const options = connectOptions(ctx);
+  const failures: unknown[] = [];
+  const listed = await Promise.all(selected.map(async (entry) => {
+    const result = await listOne(entry, options, ctx.signal);
+    if (result.failure !== undefined) failures.push(result.failure);
+    return result.listed;
+  }));
+  if (ctx.signal.aborted) throw ctx.signal.reason;
+  if (ctx.values.json) await ctx.out.json(listed);
+  else await ctx.out.result(renderHuman(listed));
+  for (const s of listed) {
+    for (const w of s.warnings ?? []) await ctx.out.error(`mcpctl: ${s.name}: ${w}\n`);
+  }
+  if (ctx.values.strict && failures.length > 0) return strictExitCode(failures);
+  return ExitCode.ok;
+}
+
+/**
+ * With `--strict`: 5 when every failure was a timeout, 4 when every one needs sign-in,
+ * else 3.
+ */
+function strictExitCode(failures: unknown[]): number {
+  if (failures.every((f) => f instanceof TimeoutError)) return ExitCode.timeout;
+  if (failures.every((f) => f instanceof AuthRequiredError)) return ExitCode.auth;
+  return ExitCode.server;
+}
+
+async function listOne(
+  entry: ServerEntry,
+  options: ReturnType<typeof connectOptions>,
+  signal: AbortSignal,
+): Promise<{ listed: ListedServer; failure?: unknown }> {
+  const listed = (status: ServerStatus, extra: Partial<ListedServer> = {}): ListedServer => ({
+    name: entry.name,
+    status,
+    transport: entry.type,
+    ...extra,
+    tools: extra.tools ?? [],
+  });
+  if (!entry.enabled) return { listed: listed("disabled") };
+  let client: Client | undefined;
+  try {
+    client = await connectServer(entry, options);
+    const { tools, rejected, warnings } = await listTools(client, entry.name, { signal });
+    const info = client.server!;
+    return {
+      listed: listed("connected", {
+        transport: client.transport.kind,
+        server: { ...info.serverInfo, protocolVersion: info.protocolVersion },
+        tools: tools.map((t) => listedTool(entry.name, t)),
+        ...(rejected.length ? { rejectedTools: rejected } : {}),
+        ...(warnings.length ? { warnings } : {}),
+      }),
+    };
+  } catch (error) {
+    return {
+      listed: listed(statusOf(error), { error: describeError(error) }),
+      failure: error,
+    };
+  } finally {
+    await client?.close();
+  }
+}
+
+function listedTool(server: string, t: ToolInfo): ListedTool {
+  const tool: ListedTool = {
+    name: t.name,
+    route: `mcp__${server}__${t.name}`,
+    inputSchema: t.inputSchema,
+  };
+  if (typeof t.title === "string") tool.title = t.title;
+  if (typeof t.description === "string") tool.description = t.description;
+  if (t.outputSchema && typeof t.outputSchema === "object") tool.outputSchema = t.outputSchema;
+  if (t.annotations && typeof t.annotations === "object") tool.annotations = t.annotations;
+  return tool;
+}
+
+function renderHuman(servers: ListedServer[]): string {
+  if (servers.length === 0) return "No servers configured.\n";
+  const lines: string[] = [];
+  for (const s of servers) {
+    let head = `${s.name}  ${s.status}  (${s.transport})`;
+    if (s.status === "connected") {
+      head += `  ${s.tools.length} tool${s.tools.length === 1 ? "" : "s"}`;
+    }
+    lines.push(head);
+    if (s.error) {
+      const [first, ...rest] = stripTerminal(s.error).split("\n");
+      lines.push(`  error: ${first}`);
+      for (const r of rest) lines.push(`  ${r}`);
+    }
+    const width = Math.min(32, Math.max(0, ...s.tools.map((t) => t.name.length)));
+    for (const t of s.tools) {
+      const title = t.title ?? (t.annotations?.title as string | undefined);
+      const text = [title, t.description].filter((x) => typeof x === "string" && x.length > 0)
+        .map((x) => oneLine(x as string, 100));
+      lines.push(`  ${oneLine(t.name, 64).padEnd(width)}  ${text.join(" — ")}`.trimEnd());
+    }
+    for (const r of s.rejectedTools ?? []) {
+      lines.push(`  (not advertised: ${oneLine(r.name, 64)}: ${r.problem})`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,169 @@
+/**
+ * Shared by every command that talks to servers: load the config (or build the ad-hoc
+ * server from `--stdio`/`--url`), select servers by name, register secrets for
+ * redaction, and build connect options from the global flags.
+ *
+ * @module
+ */
+
+import { loadConfig, type LoadedConfig, resolveEntry } from "../config/load.ts";
+import type { ServerEntry } from "../config/types.ts";
+import { UsageError } from "../errors.ts";
+import type { ConnectOptions } from "../mcp/manager.ts";
+import { stripTerminal } from "../mcp/sanitize.ts";
+import { serverNameProblem } from "../mcp/names.ts";
+import { closest, intOption, splitCommandLine } from "./args.ts";
+import type { CommandContext } from "./commands.ts";
+
+/** The servers a command can use. */
+export interface ServerSet {
+  servers: ServerEntry[];
+  /** True when the servers came from `--stdio`/`--url`. */
+  adhoc: boolean;
+  config?: LoadedConfig;
+}
+
+/** Loads config, or builds the ad-hoc server; registers every secret for redaction. */
+export async function loadServers(ctx: CommandContext): Promise<ServerSet> {
+  const v = ctx.values;
+  const stdio = v.stdio as string | undefined;
+  const url = v.url as string | undefined;
+  if (stdio !== undefined || url !== undefined) {
+    const set = { servers: [adhocEntry(ctx)], adhoc: true };
+    registerSecrets(ctx, set.servers);
+    return set;
+  }
+  for (const flag of ["env", "header", "name"]) {
+    if (v[flag] !== undefined) {
+      throw new UsageError(`--${flag} applies only to an ad-hoc server (--stdio or --url)`);
+    }
+  }
+  const config = await loadConfig({
+    ...(typeof v.config === "string" ? { configPath: v.config } : {}),
+    env: ctx.env,
+    cwd: ctx.cwd,
+  });
+  registerSecrets(ctx, config.servers);
+  return { servers: config.servers, adhoc: false, config };
+}
+
+function adhocEntry(ctx: CommandContext): ServerEntry {
+  const v = ctx.values;
+  if (v.stdio !== undefined && v.url !== undefined) {
+    throw new UsageError("give either --stdio or --url, not both");
+  }
+  const name = (v.name as string | undefined) ?? "adhoc";
+  const problem = serverNameProblem(name);
+  if (problem) throw new UsageError(`--name: a server name ${problem}`);
+  const env: Record<string, string> = {};
+  for (const pair of (v.env as string[] | undefined) ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--env needs K=V, not ${JSON.stringify(pair)}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const headers: Record<string, string> = {};
+  for (const h of (v.header as string[] | undefined) ?? []) {
+    const colon = h.indexOf(":");
+    if (colon <= 0) {
+      // Never echo the value: it is usually a secret.
+      throw new UsageError('--header needs "Name: value"');
+    }
+    headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+  }
+  if (v.stdio !== undefined) {
+    if (v.header !== undefined) throw new UsageError("--header applies to --url, not --stdio");
+    const words = splitCommandLine(v.stdio as string);
+    if (words.length === 0) throw new UsageError("--stdio needs a command");
+    return resolveEntry({
+      name,
+      source: "command line",
+      type: "stdio",
+      enabled: true,
+      command: words[0]!,
+      args: words.slice(1),
+      env,
+      headers: {},
+    }, ctx.env);
+  }
+  if (v.env !== undefined) throw new UsageError("--env applies to --stdio, not --url");
+  const url = v.url as string;
+  let protocol = "";
+  try {
+    protocol = new URL(url).protocol;
+  } catch { /* reported below */ }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new UsageError(`--url needs an http(s) URL, not ${JSON.stringify(url)}`);
+  }
+  // Values typed on the command line are literal: no variable expansion.
+  return {
+    name,
+    source: "command line",
+    type: "http",
+    typeExplicit: false,
+    enabled: true,
+    args: [],
+    env: {},
+    url,
+    headers,
+  };
+}
+
+function registerSecrets(ctx: CommandContext, servers: ServerEntry[]): void {
+  for (const s of servers) {
+    for (const value of Object.values(s.headers)) {
+      ctx.out.addSecret(value);
+      // "Bearer abc": the bare token is as secret as the whole value.
+      const space = value.indexOf(" ");
+      if (space > 0) ctx.out.addSecret(value.slice(space + 1).trim());
+    }
+    ctx.out.addSecret(s.oauth?.clientSecret);
+    ctx.out.addSecret(s.oauth?.privateKey);
+  }
+}
+
+/**
+ * Picks the servers named on the command line (all when none are named). An unknown
+ * name is a usage error listing the known ones.
+ */
+export function selectServers(set: ServerSet, names: string[]): ServerEntry[] {
+  if (names.length === 0) return set.servers;
+  return names.map((n) => findServer(set, n));
+}
+
+/** Finds one server by name, or throws UsageError listing the known names. */
+export function findServer(set: ServerSet, name: string): ServerEntry {
+  const found = set.servers.find((s) => s.name === name);
+  if (found) return found;
+  const known = set.servers.map((s) => s.name);
+  const close = closest(name, known);
+  const where = set.config
+    ? set.config.files.length
+      ? `config files: ${set.config.files.map((f) => f.path).join(", ")}`
+      : "no config file found"
+    : "";
+  throw new UsageError(
+    `unknown server '${name}'${close.length ? `; did you mean '${close[0]}'?` : ""}`,
+    {
+      hint: known.length
+        ? `known servers: ${known.join(", ")}${where ? ` (${where})` : ""}`
+        : `no servers are configured${where ? ` (${where})` : ""}`,
+    },
+  );
+}
+
+/** Connect options from the global flags: timeout, verbose logging, signal. */
+export function connectOptions(ctx: CommandContext): ConnectOptions {
+  const timeoutMs = intOption(ctx.values, "timeout");
+  const verbose = ctx.values.verbose === true;
+  const options: ConnectOptions = { signal: ctx.signal };
+  if (timeoutMs !== undefined) {
+    if (timeoutMs === 0) throw new UsageError("--timeout must be greater than 0");
+    options.timeoutMs = timeoutMs;
+  }
+  if (verbose) {
+    options.log = (server, line) => void ctx.out.error(`[${server}] ${stripTerminal(line)}\n`);
+    options.onStderr = (server, line) =>
+      void ctx.out.error(`[${server} stderr] ${stripTerminal(line)}\n`);
+  }
+  return options;
+}

@@ -1,0 +1,60 @@
+/**
+ * Resolved configuration types: what the loader hands to the rest of the program.
+ *
+ * @module
+ */
+
+/** Transport chosen for a server. */
+export type TransportKind = "stdio" | "http" | "sse";
+
+/** OAuth settings of one server entry (all optional). */
+export interface OAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  clientMetadataUrl?: string;
+  scope?: string;
+  callbackPort?: number;
+  grant?: "authorization_code" | "client_credentials";
+  privateKey?: string;
+  signingAlgorithm?: string;
+  tokenEndpointAuthMethod?: string;
+}
+
+/** One server as resolved from config or from `--stdio`/`--url`. */
+export interface ServerEntry {
+  /** Server name (validated: `[A-Za-z0-9_-]`, no `__`, not ending in `_`). */
+  name: string;
+  /** Where it came from: a file path, or `command line`. */
+  source: string;
+  /** Transport; `http` when only a URL is known (legacy SSE fallback happens at connect). */
+  type: TransportKind;
+  /** True when the type was given explicitly (an explicit `http` never falls back to SSE). */
+  typeExplicit: boolean;
+  /** Whether the entry is enabled. */
+  enabled: boolean;
+  /** stdio: program to run. */
+  command?: string;
+  /** stdio: its arguments. */
+  args: string[];
+  /** stdio: environment added to the inherited one. */
+  env: Record<string, string>;
+  /** stdio: working directory. */
+  cwd?: string;
+  /** http/sse: server URL. */
+  url?: string;
+  /** http/sse: extra request headers (values are secrets: never printed). */
+  headers: Record<string, string>;
+  /** Request timeout in ms for this server, when set. */
+  timeoutMs?: number;
+  /** Largest accepted message in bytes (stdio line, HTTP body); default 1 MiB. */
+  maxMessageBytes?: number;
+  /** OAuth settings. */
+  oauth?: OAuthSettings;
+  /** A command that prints a bearer token. */
+  tokenCommand?: string[];
+  /** Set when the entry cannot be used (e.g. a missing variable); the server is `failed`. */
+  error?: string;
+}
+
+/** Default frame / message limit: 1 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;

@@ -1,0 +1,273 @@
+/**
+ * The stdio transport: a child process speaking newline-delimited JSON-RPC.
+ *
+ * stdout is split into bounded lines; stderr is drained on its own reader so a chatty
+ * server never fills the pipe, and its last lines are kept for error reports. Closing
+ * ends stdin, waits, sends SIGTERM, waits, then SIGKILL: the child is always reaped.
+ *
+ * @module
+ */
+
+import { ConnectionClosedError, ProtocolError, ServerError } from "../../errors.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../config/types.ts";
+import { LineSplitter } from "./lines.ts";
+import { waitFor } from "../../util/async.ts";
+import type { JsonRpcMessage, Transport, TransportHandlers } from "./types.ts";
+
+/** Options for {@linkcode StdioTransport}. */
+export interface StdioTransportOptions {
+  /** Server name, used to prefix stderr lines. */
+  name: string;
+  /** Program to run. */
+  command: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Variables added to the inherited environment. */
+  env?: Record<string, string>;
+  /** Working directory. */
+  cwd?: string;
+  /** Largest accepted stdout line in bytes (default 1 MiB). */
+  maxMessageBytes?: number;
+  /** Number of stderr lines kept for error reports (default 20). */
+  stderrTailLines?: number;
+  /** Streams every stderr line as it arrives (`--verbose`). */
+  onStderr?: (line: string) => void;
+  /** Grace period of each shutdown step in ms (default 2000). */
+  graceMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Runs a stdio MCP server as a child process.
+ *
+ * @example
+ * ```ts ignore
+ * import { StdioTransport } from "./stdio.ts";
+ * const t = new StdioTransport({ name: "demo", command: "deno", args: ["run", "server.ts"] });
+ * await t.start({ onMessage: console.log, onClose: () => {} });
+ * await t.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+ * await t.close();
+ * ```
+ */
+export class StdioTransport implements Transport {
+  readonly kind = "stdio" as const;
+  readonly description: string;
+  #opts: StdioTransportOptions;
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #handlers: TransportHandlers | undefined;
+  #stderrTail: string[] = [];
+  #stdoutDone: Promise<void> = Promise.resolve();
+  #stderrDone: Promise<void> = Promise.resolve();
+  #stdoutReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #stderrReader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #closing = false;
+  #closed: Promise<void> | undefined;
+  #reported = false;
+  #resolveCloseReason: (e: Error) => void = () => {};
+  #closeReason: Promise<Error> = new Promise((r) => this.#resolveCloseReason = r);
+  #skippedLines = 0;
+
+  constructor(options: StdioTransportOptions) {
+    this.#opts = options;
+    this.description = `stdio: ${[options.command, ...(options.args ?? [])].join(" ")}`;
+  }
+
+  /** Lines on stdout that were not JSON and were skipped. */
+  get skippedLines(): number {
+    return this.#skippedLines;
+  }
+
+  /** The last lines the server wrote to stderr. */
+  get stderrTail(): string[] {
+    return [...this.#stderrTail];
+  }
+
+  /** Spawns the child and starts draining its stdout and stderr. */
+  start(handlers: TransportHandlers): Promise<void> {
+    this.#handlers = handlers;
+    const o = this.#opts;
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(o.command, {
+        args: o.args ?? [],
+        ...(o.env ? { env: o.env } : {}),
+        ...(o.cwd ? { cwd: o.cwd } : {}),
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) {
+        throw new ServerError(`command not found: ${o.command}`, {
+          hint: 'check the server\'s "command" in your config and that it is on PATH',
+        });
+      }
+      if (e instanceof Deno.errors.PermissionDenied) {
+        throw new ServerError(`cannot run ${o.command}: permission denied`);
+      }
+      throw new ServerError(`cannot start ${o.command}: ${(e as Error).message}`);
+    }
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#stdoutReader = child.stdout.getReader();
+    this.#stderrReader = child.stderr.getReader();
+    this.#stdoutDone = this.#readStdout(this.#stdoutReader);
+    this.#stderrDone = this.#readStderr(this.#stderrReader);
+    // Watch the process: exit fails everything pending, even if a grandchild keeps
+    // stdout open.
+    child.status.then(async (status) => {
+      if (this.#closing) return;
+      // Let stderr drain so the report carries the server's last words.
+      await waitFor(this.#stderrDone, 500);
+      this.#fail(
+        new ConnectionClosedError(`server exited (${describeStatus(status)})${this.#tailText()}`),
+      );
+    });
+    return Promise.resolve();
+  }
+
+  /** Writes one message as a line on the child's stdin. */
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (!this.#writer || this.#closing) {
+      throw new ConnectionClosedError("connection is closed");
+    }
+    try {
+      await this.#writer.write(encoder.encode(JSON.stringify(message) + "\n"));
+    } catch {
+      // The reader side usually knows why (exit status, stderr): prefer its report.
+      const reason = await waitFor(this.#closeReason, 1000);
+      throw reason ?? new ConnectionClosedError(`cannot write to server${this.#tailText()}`);
+    }
+  }
+
+  /** Ends stdin, waits, SIGTERM, waits, SIGKILL; always reaps the child. */
+  close(): Promise<void> {
+    this.#closed ??= this.#shutdown();
+    return this.#closed;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closing = true;
+    const child = this.#child;
+    if (!child) return;
+    const grace = this.#opts.graceMs ?? 2000;
+    try {
+      await this.#writer?.close();
+    } catch { /* already gone */ }
+    let exited = await waitFor(child.status, grace);
+    if (!exited) {
+      trySignal(child, "SIGTERM");
+      exited = await waitFor(child.status, grace);
+    }
+    if (!exited) {
+      trySignal(child, "SIGKILL");
+      await child.status;
+    }
+    // A grandchild may still hold the pipes open: stop reading rather than wait on it.
+    await this.#stdoutReader?.cancel().catch(() => {});
+    await this.#stderrReader?.cancel().catch(() => {});
+    await Promise.all([this.#stdoutDone, this.#stderrDone]);
+    this.#report(undefined);
+  }
+
+  async #readStdout(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const splitter = new LineSplitter((line) => {
+      if (!line.ok) {
+        this.#skip("a line that is not valid UTF-8");
+        return;
+      }
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line.text);
+      } catch {
+        this.#skip(`a line that is not JSON: ${line.text.slice(0, 80)}`);
+        return;
+      }
+      if (msg === null || typeof msg !== "object") {
+        this.#skip("a JSON value that is not a message");
+        return;
+      }
+      this.#handlers?.onMessage(msg);
+    }, this.#opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        splitter.push(value);
+      }
+      splitter.end();
+    } catch (e) {
+      if (this.#closing) return;
+      if (e instanceof ProtocolError) {
+        this.#fail(new ProtocolError(`${e.message} (set maxMessageBytes to raise it)`));
+        void this.close();
+        return;
+      }
+      this.#fail(new ConnectionClosedError(`reading from server failed: ${String(e)}`));
+      return;
+    }
+    if (!this.#closing) {
+      // EOF on stdout: the connection is over even if the process lives on.
+      const status = await waitFor(this.#child!.status, 200);
+      await waitFor(this.#stderrDone, 300);
+      const why = status ? `server exited (${describeStatus(status)})` : "server closed stdout";
+      this.#fail(new ConnectionClosedError(`${why}${this.#tailText()}`));
+    }
+  }
+
+  async #readStderr(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const keep = this.#opts.stderrTailLines ?? 20;
+    const splitter = new LineSplitter((line) => {
+      const text = line.ok ? line.text : "<invalid UTF-8>";
+      this.#stderrTail.push(text.length > 500 ? text.slice(0, 500) + "…" : text);
+      if (this.#stderrTail.length > keep) this.#stderrTail.shift();
+      this.#opts.onStderr?.(text);
+    }, 64 * 1024);
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        try {
+          splitter.push(value);
+        } catch {
+          // An overlong stderr line is only logging: drop it and go on draining.
+          splitter.end();
+        }
+      }
+      splitter.end();
+    } catch { /* cancelled on close */ }
+  }
+
+  #skip(what: string): void {
+    this.#skippedLines++;
+    this.#handlers?.onLog?.(`skipped ${what}`);
+  }
+
+  #tailText(): string {
+    if (this.#stderrTail.length === 0) return "";
+    return `; last stderr lines:\n  ${this.#stderrTail.join("\n  ")}`;
+  }
+
+  #fail(error: Error): void {
+    this.#report(error);
+  }
+
+  #report(error: Error | undefined): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    if (error) this.#resolveCloseReason(error);
+    this.#handlers?.onClose(error);
+  }
+}
+
+function describeStatus(status: Deno.CommandStatus): string {
+  return status.signal ? `signal ${status.signal}` : `exit code ${status.code}`;
+}
+
+function trySignal(child: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    child.kill(signal);
+  } catch { /* already exited */ }
+}
