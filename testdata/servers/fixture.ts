@@ -5,6 +5,7 @@
  *   --tools N            advertise N extra tools (tool_0…)
  *   --record FILE        append every received message to FILE (JSON lines)
  *   --stderr TEXT        write TEXT to stderr at start
+ *   --pidfile FILE       append this process's pid to FILE (tests check none is left)
  *
  * Tools: echo(message: string), add(a: number, b: number), fail (isError), slow(ms),
  * typed(text: string, count: integer, flag: boolean, list: string[], obj: object).
@@ -20,6 +21,8 @@ const record = flag("record");
 const extra = Number(flag("tools") ?? "0");
 const enc = new TextEncoder();
 
+const pidfile = flag("pidfile");
+if (pidfile) Deno.writeTextFileSync(pidfile, `${Deno.pid}\n`, { append: true });
 if (flag("stderr")) await Deno.stderr.write(enc.encode(flag("stderr") + "\n"));
 if (mode === "exit-at-start") {
   await Deno.stderr.write(enc.encode("fixture: fatal: cannot open database\n"));
