@@ -123,4 +123,53 @@ export const COMMANDS: CommandSpec[] = [
     ],
     load: () => import("./list.ts"),
   },
+  {
+    name: "call",
+    summary: "call one tool and print its result",
+    usage: [
+      "call SERVER TOOL [key=value | key:=JSON | key=@file ...]",
+      "call SERVER.TOOL ... | call mcp__SERVER__TOOL ...",
+      "call --stdio CMD | --url URL TOOL [key=value...]",
+    ],
+    details: "Arguments are typed by the tool's inputSchema and validated before sending.\n" +
+      "Exit 1 when the tool reports isError; 2 for bad arguments (nothing is sent).",
+    options: [
+      ...ADHOC_OPTIONS,
+      {
+        name: "args",
+        type: "string",
+        arg: "JSON|-",
+        description: "arguments as a JSON object (- reads stdin); key=value pairs win",
+      },
+      {
+        name: "no-validate",
+        type: "boolean",
+        description: "send the arguments without schema validation",
+      },
+      {
+        name: "dry-run",
+        type: "boolean",
+        description: "validate and print the request without sending it",
+      },
+      {
+        name: "save-dir",
+        type: "string",
+        arg: "DIR",
+        description: "where images, audio and blobs are saved (default: a new temp dir)",
+      },
+      {
+        name: "max-time",
+        type: "string",
+        arg: "MS",
+        description: "bound on the whole call, even while progress arrives",
+      },
+      {
+        name: "log-level",
+        type: "string",
+        arg: "LEVEL",
+        description: "ask the server to send logs at LEVEL (shown with --verbose)",
+      },
+    ],
+    load: () => import("./call.ts"),
+  },
 ];

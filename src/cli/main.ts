@@ -8,6 +8,7 @@
 import { ExitCode, exitCodeOf, InterruptedError, McpctlError, UsageError } from "../errors.ts";
 import { stripTerminal } from "../mcp/sanitize.ts";
 import { VERSION } from "../version.ts";
+import { killAllChildren } from "../util/children.ts";
 import { closest, type OptionSpec, parseArguments } from "./args.ts";
 import { COMMANDS, type CommandSpec, GLOBAL_OPTIONS } from "./commands.ts";
 import { commandHelp, mainHelp } from "./help.ts";
@@ -136,7 +137,8 @@ function installSignals(controller: AbortController, out: Output): () => void {
     if (count === 1) {
       controller.abort(new InterruptedError("interrupted"));
     } else {
-      // A second interrupt ends at once.
+      // A second interrupt ends at once, still taking every server down with it.
+      killAllChildren();
       void out.error("mcpctl: interrupted again; exiting now\n").finally(() =>
         Deno.exit(ExitCode.interrupted)
       );

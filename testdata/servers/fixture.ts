@@ -7,7 +7,8 @@
  *   --stderr TEXT        write TEXT to stderr at start
  *   --pidfile FILE       append this process's pid to FILE (tests check none is left)
  *
- * Tools: echo(message: string), add(a: number, b: number), fail (isError), slow(ms),
+ * Tools: echo(message: string), add(a: number, b: number), fail (isError), broken
+ * (JSON-RPC error), slow(ms),
  * typed(text: string, count: integer, flag: boolean, list: string[], obj: object).
  */
 
@@ -54,6 +55,7 @@ const tools = [
     },
   },
   { name: "fail", description: "Always fails", inputSchema: { type: "object" } },
+  { name: "broken", description: "Answers with a JSON-RPC error", inputSchema: { type: "object" } },
   {
     name: "slow",
     description: "Waits, reporting progress",
@@ -127,6 +129,8 @@ async function handle(msg: Record<string, unknown>): Promise<void> {
       });
     } else if (name === "fail") {
       send({ jsonrpc: "2.0", id, result: { isError: true, content: [{ type: "text", text: "it failed" }] } });
+    } else if (name === "broken") {
+      send({ jsonrpc: "2.0", id, error: { code: -32000, message: "database is down" } });
     } else if (name === "slow") {
       const ms = Number(a.ms ?? 1000);
       const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;

@@ -7,7 +7,7 @@ Deno.test("list: fixture server, human output", async () => {
   await using cfg = await tempConfig({ servers: { fx: fixture() } });
   const r = await runCli(["list", "--config", cfg.path]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^fx {2}connected {2}\(stdio\) {2}5 tools$/m);
+  assert.match(r.stdout, /^fx {2}connected {2}\(stdio\) {2}6 tools$/m);
   assert.match(r.stdout, /^ {2}echo +Echo — Echoes the message back$/m);
 });
 
@@ -24,7 +24,7 @@ Deno.test("list --json: documented shape on stdout, nothing else there", async (
   assert.equal(fx.name, "fx");
   assert.equal(fx.status, "connected");
   assert.equal(fx.transport, "stdio");
-  assert.equal(fx.tools.length, 5);
+  assert.equal(fx.tools.length, 6);
   assert.deepEqual(fx.tools[0], {
     name: "echo",
     route: "mcp__fx__echo",

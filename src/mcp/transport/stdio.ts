@@ -12,6 +12,7 @@ import { ConnectionClosedError, ProtocolError, ServerError } from "../../errors.
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../config/types.ts";
 import { LineSplitter } from "./lines.ts";
 import { waitFor } from "../../util/async.ts";
+import { trackChild } from "../../util/children.ts";
 import type { JsonRpcMessage, Transport, TransportHandlers } from "./types.ts";
 
 /** Options for {@linkcode StdioTransport}. */
@@ -110,6 +111,7 @@ export class StdioTransport implements Transport {
       throw new ServerError(`cannot start ${o.command}: ${(e as Error).message}`);
     }
     this.#child = child;
+    trackChild(child);
     this.#writer = child.stdin.getWriter();
     this.#stdoutReader = child.stdout.getReader();
     this.#stderrReader = child.stderr.getReader();
