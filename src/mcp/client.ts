@@ -176,6 +176,8 @@ export class Client {
       : params;
 
     return new Promise<unknown>((resolve, reject) => {
+      // Aborted when the request ends unanswered, so an HTTP fetch in flight stops too.
+      const inFlight = new AbortController();
       let idle: TimerId | undefined;
       let total: TimerId | undefined;
       const clock = this.#clock;
@@ -204,6 +206,7 @@ export class Client {
         },
         reject: (e) => {
           entry.cleanup();
+          inFlight.abort(e);
           reject(e);
         },
         resetIdle: () => {
@@ -236,9 +239,11 @@ export class Client {
         ...(sentParams ? { params: sentParams } : {}),
       };
       this.#log(`→ ${method} #${id}`);
-      this.transport.send(message, this.#sendOptions()).catch((e) => {
-        if (this.#pending.has(id)) entry.reject(asError(e));
-      });
+      this.transport.send(message, { ...this.#sendOptions(), signal: inFlight.signal }).catch(
+        (e) => {
+          if (this.#pending.has(id)) entry.reject(asError(e));
+        },
+      );
     });
   }
 

@@ -55,7 +55,7 @@ export async function connectServer(
   } catch (error) {
     await client.close();
     if (entry.type !== "http" || entry.typeExplicit) throw error;
-    const { shouldFallBackToSse } = await import("./transport/http.ts");
+    const { shouldFallBackToSse } = await import("./transport/legacy_sse.ts");
     if (!shouldFallBackToSse(error)) throw error;
     log?.("Streamable HTTP initialize refused; trying the legacy HTTP+SSE transport");
   }

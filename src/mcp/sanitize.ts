@@ -21,6 +21,7 @@ const ESCAPES = new RegExp(
   "g",
 );
 // C0 controls but TAB and LF, DEL, C1 controls, and bidi overrides that can reorder text.
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

@@ -94,7 +94,11 @@ async function handle(msg: Record<string, unknown>): Promise<void> {
   if (method === "initialize") {
     if (mode === "never-init") return;
     if (mode === "oversize") {
-      send({ jsonrpc: "2.0", method: "notifications/message", params: { data: "x".repeat(2_000_000) } });
+      send({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { data: "x".repeat(2_000_000) },
+      });
     }
     if (mode === "noisy") {
       Deno.stdout.writeSync(enc.encode("this is a log line, not JSON\n"));
@@ -119,7 +123,11 @@ async function handle(msg: Record<string, unknown>): Promise<void> {
     const a = (params.arguments ?? {}) as Record<string, unknown>;
     if (mode === "hang-call") return;
     if (name === "echo") {
-      send({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: String(a.message) }] } });
+      send({
+        jsonrpc: "2.0",
+        id,
+        result: { content: [{ type: "text", text: String(a.message) }] },
+      });
     } else if (name === "add") {
       const sum = Number(a.a) + Number(a.b);
       send({
@@ -128,7 +136,11 @@ async function handle(msg: Record<string, unknown>): Promise<void> {
         result: { content: [{ type: "text", text: String(sum) }], structuredContent: { sum } },
       });
     } else if (name === "fail") {
-      send({ jsonrpc: "2.0", id, result: { isError: true, content: [{ type: "text", text: "it failed" }] } });
+      send({
+        jsonrpc: "2.0",
+        id,
+        result: { isError: true, content: [{ type: "text", text: "it failed" }] },
+      });
     } else if (name === "broken") {
       send({ jsonrpc: "2.0", id, error: { code: -32000, message: "database is down" } });
     } else if (name === "slow") {

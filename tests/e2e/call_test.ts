@@ -162,7 +162,7 @@ Deno.test("call fixture: --json output equals what the server sent", async () =>
     "flag=true",
     "list=a",
     "list=b",
-    "obj:={\"k\":[1]}",
+    'obj:={"k":[1]}',
     "--json",
     "--config",
     cfg.path,
@@ -179,7 +179,17 @@ Deno.test("call fixture: --args from stdin, @file values, key=value wins", async
   await using cfg = await tempConfig({ servers: { fx: fixture() } });
   await Deno.writeTextFile(`${cfg.dir}/msg.txt`, "from a file");
   const r = await runCli(
-    ["call", "fx", "typed", "--args", "-", `text=@${cfg.dir}/msg.txt`, "--json", "--config", cfg.path],
+    [
+      "call",
+      "fx",
+      "typed",
+      "--args",
+      "-",
+      `text=@${cfg.dir}/msg.txt`,
+      "--json",
+      "--config",
+      cfg.path,
+    ],
     { stdin: '{"text": "overridden", "count": 7}' },
   );
   assert.equal(r.code, 0, r.stderr);
@@ -201,7 +211,16 @@ Deno.test("call fixture: timeout exits 5 and leaves no process", async () => {
     cfg.path,
     JSON.stringify({ servers: { fx: fixture("--mode", "hang-call", "--pidfile", pidfile) } }),
   );
-  const r = await runCli(["call", "fx", "echo", "message=hi", "--timeout", "1000", "--config", cfg.path]);
+  const r = await runCli([
+    "call",
+    "fx",
+    "echo",
+    "message=hi",
+    "--timeout",
+    "1000",
+    "--config",
+    cfg.path,
+  ]);
   assert.equal(r.code, 5, r.stderr);
   assert.match(r.stderr, /did not answer tools\/call within 1 s/);
   await assertNoProcessLeft(pidfile);

@@ -68,7 +68,10 @@ Deno.test("list: ad-hoc --stdio server with --env", async () => {
 });
 
 Deno.test("malformed JSONC names file:line:column, exit 2", async () => {
-  await using cfg = await tempConfig('{\n  // servers\n  "servers": {\n    "a": { "command": "x" } oops\n  }\n}', "mcpctl.jsonc");
+  await using cfg = await tempConfig(
+    '{\n  // servers\n  "servers": {\n    "a": { "command": "x" } oops\n  }\n}',
+    "mcpctl.jsonc",
+  );
   const r = await runCli(["list", "--config", cfg.path]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`${cfg.path}:4:29: invalid symbol`));
@@ -147,7 +150,9 @@ Deno.test("oversized line fails the connection with a clear error", async () => 
   // A per-server limit raises it.
   await Deno.writeTextFile(
     cfg.path,
-    JSON.stringify({ servers: { big: { ...fixture("--mode", "oversize"), maxMessageBytes: 4e6 } } }),
+    JSON.stringify({
+      servers: { big: { ...fixture("--mode", "oversize"), maxMessageBytes: 4e6 } },
+    }),
   );
   const r2 = await runCli(["list", "--json", "--config", cfg.path]);
   assert.equal(JSON.parse(r2.stdout)[0].status, "connected", r2.stdout);

@@ -107,7 +107,14 @@ export async function tempConfig(
 /** A stdio entry running the fixture server with extra flags. */
 export function fixture(...flags: string[]): { command: string[] } {
   return {
-    command: [Deno.execPath(), "run", "-A", "--no-config", testdata("servers/fixture.ts"), ...flags],
+    command: [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--no-config",
+      testdata("servers/fixture.ts"),
+      ...flags,
+    ],
   };
 }
 

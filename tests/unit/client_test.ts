@@ -117,7 +117,9 @@ Deno.test("client: timeout sends notifications/cancelled and closes the connecti
   const c = new Client(t, { name: "s", timeoutMs: 50 });
   await c.connect();
   await assert.rejects(() => c.request("never"), TimeoutError);
-  const cancel = t.sent.find((m) => "method" in m && m.method === "notifications/cancelled") as unknown as {
+  const cancel = t.sent.find((m) =>
+    "method" in m && m.method === "notifications/cancelled"
+  ) as unknown as {
     params: { requestId: number };
   };
   assert.ok(cancel, "cancelled notification sent");

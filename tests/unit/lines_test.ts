@@ -13,7 +13,7 @@ function collect(max = 1024) {
 Deno.test("lines: split across chunks, CRLF stripped, empty lines skipped", () => {
   const { s, lines } = collect();
   s.push(enc('{"a":1}\r\n{"b"'));
-  s.push(enc(':2}\n\n'));
+  s.push(enc(":2}\n\n"));
   s.push(enc("tail"));
   s.end();
   assert.deepEqual(lines, ['{"a":1}', '{"b":2}', "tail"]);

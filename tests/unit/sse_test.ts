@@ -322,6 +322,23 @@ Deno.test("sse: invalid UTF-8 becomes U+FFFD", () => {
   ]);
 });
 
+Deno.test("sse: bytes known to be invalid turn into U+FFFD at once, not at the next chunk", () => {
+  // Each pair below cannot start a valid character, so a streaming decoder would emit
+  // two U+FFFD (6 bytes) right away: with "data:" that is 11 bytes, over a limit of 10.
+  for (const pair of [[0xe0, 0x80], [0xed, 0xa0], [0xf0, 0x8f], [0xf4, 0x90], [0xc1, 0x80]]) {
+    const decoder = new SseDecoder(() => {}, { maxEventBytes: 10 });
+    assert.throws(
+      () => decoder.push(Uint8Array.of(...encoder.encode("data:"), ...pair)),
+      SseTooLargeError,
+      pair.join(),
+    );
+  }
+  // A valid start is held back until it completes.
+  const decoder = new SseDecoder(() => {}, { maxEventBytes: 10 });
+  decoder.push(Uint8Array.of(...encoder.encode("data:"), 0xf0, 0x9f, 0x98));
+  assert.throws(() => decoder.push(Uint8Array.of(0x80, 0x78, 0x78)), SseTooLargeError);
+});
+
 // --- end of stream ---------------------------------------------------------------
 
 Deno.test("sse: end drops the unterminated event and partial line", () => {
@@ -405,6 +422,17 @@ Deno.test("sse: event data over maxEventBytes throws even when every line is sho
   assert.equal(many.events.length, 50);
 });
 
+Deno.test("sse: the data size count starts afresh with each event", () => {
+  const big = "x".repeat(90);
+  for (const separator of ["\n\n", "\r\n\r\n", "\n\r"]) {
+    const text = `data: ${big}${separator}data: ${big.slice(40)}\ndata: ${big.slice(40)}\n\n`;
+    assert.deepEqual(run([text], { maxEventBytes: 101 }).events.map((e) => e.data.length), [
+      90,
+      101,
+    ]);
+  }
+});
+
 Deno.test("sse: sizes are counted in UTF-8 bytes", () => {
   // "data: " + 5 × "é" is 16 bytes but only 11 code units.
   assert.deepEqual(run([`data: ${"é".repeat(5)}\n\n`], { maxEventBytes: 16 }).events, [
@@ -439,6 +467,23 @@ Deno.test("sse: a partial line is measured in UTF-8 bytes across chunks", () => 
     SseTooLargeError,
   );
   run(bytewise(`data: ${"😀".repeat(3)}`), { maxEventBytes: 18 });
+});
+
+Deno.test("sse: long lines are measured exactly, surrogate pairs across any offset", () => {
+  // Long strings are measured in slices of 16384 code units; put pairs across that seam.
+  for (const offset of [16380, 16381, 16382, 16383, 16384]) {
+    const value = "a".repeat(offset) + "😀".repeat(4) + "é".repeat(100);
+    const bytes = encoder.encode(`data:${value}`).length;
+    assert.equal(run([`data:${value}\n\n`], { maxEventBytes: bytes }).events[0]!.data, value);
+    assert.throws(
+      () => run([`data:${value}\n\n`], { maxEventBytes: bytes - 1 }),
+      SseTooLargeError,
+    );
+    // The same across chunks, through the carried-over partial line.
+    const chunks = split(encoder.encode(`data:${value}\n\n`), [7000, 20000]);
+    assert.equal(run(chunks, { maxEventBytes: bytes }).events[0]!.data, value);
+    assert.throws(() => run(chunks, { maxEventBytes: bytes - 1 }), SseTooLargeError);
+  }
 });
 
 Deno.test("sse: a long line in many tiny chunks decodes intact", () => {
@@ -553,11 +598,17 @@ function oracle(text: string): Entry[] {
       log.push({ kind: "id", id });
     },
     onRetry(ms) {
-      log.push({ kind: "retry", ms });
+      // It parses any digit string; we ignore values beyond 2^53 (see parseRetry).
+      if (Number.isSafeInteger(ms)) log.push({ kind: "retry", ms });
     },
   });
   parser.feed(text);
   return log;
+}
+
+/** The text a non-streaming decode of all the bytes gives, BOM kept (the oracle strips it). */
+function decodeAll(bytes: Uint8Array): string {
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
 }
 
 // Characters for values: plain ASCII, the characters the grammar cares about (minus CR
@@ -656,6 +707,50 @@ const sseishBytes = fc.array(
   ),
   { maxLength: 400 },
 ).map((bytes) => Uint8Array.from(bytes));
+
+// Bytes with a good share of multi-byte characters, whole, cut short or corrupted.
+const mixedBytes = fc.array(
+  fc.oneof(
+    fc.constantFrom("data:", "data: ", "id:", "event:", "retry:", ":", "\n", "\r", "\r\n", "7")
+      .map((t) => encoder.encode(t)),
+    fc.constantFrom("é", "€", "😀", "\uFEFF", "\u{10FFFF}", "\uFFFD").map((c) => encoder.encode(c)),
+    fc.constantFrom("é", "€", "😀").map((c) => encoder.encode(c).subarray(0, -1)),
+    fc.uint8Array({ minLength: 1, maxLength: 3 }),
+    fc.constantFrom(
+      [0xe0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf0, 0x8f],
+      [0xf4, 0x90],
+      [0xc0, 0xaf],
+      [0xf5],
+      [0xff],
+      [0x80],
+    ).map((b) => Uint8Array.from(b)),
+  ),
+  { maxLength: 60 },
+).map((parts) => Uint8Array.from(parts.flatMap((p) => [...p])));
+
+Deno.test("sse property: any bytes in any chunks decode like the whole bytes", () => {
+  fc.assert(
+    fc.property(mixedBytes, fc.array(fc.nat(), { maxLength: 12 }), (bytes, cuts) => {
+      const text = decodeAll(bytes);
+      // The Latin-1 BOM difference explained at `eventStream`.
+      fc.pre(!text.replace(/^\uFEFF/, "").startsWith("\xEF\xBB\xBF"));
+      assert.deepEqual(run(split(bytes, cuts)).log, oracle(text));
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("sse property: byte-by-byte feeding of any bytes decodes like one chunk", () => {
+  fc.assert(
+    fc.property(fc.oneof(mixedBytes, fc.uint8Array({ maxLength: 200 })), (bytes) => {
+      const whole = run([bytes]).log;
+      assert.deepEqual(run([...bytes].map((b) => Uint8Array.of(b))).log, whole);
+    }),
+    { numRuns: 500 },
+  );
+});
 
 Deno.test("sse fuzz: arbitrary bytes throw nothing but SseTooLargeError", () => {
   fc.assert(

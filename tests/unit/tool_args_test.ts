@@ -66,7 +66,9 @@ Deno.test("tool args: a scalar for an array is wrapped; repeated keys collect", 
 Deno.test("tool args: := raw JSON, @file, @@ literal, base merged under pairs", async () => {
   const files: Record<string, string> = { "/f.txt": "file text", "/j.json": '{"a":1}' };
   const readText = (p: string) =>
-    files[p] !== undefined ? Promise.resolve(files[p]!) : Promise.reject(new Deno.errors.NotFound());
+    files[p] !== undefined
+      ? Promise.resolve(files[p]!)
+      : Promise.reject(new Deno.errors.NotFound());
   assert.deepEqual(
     await parseToolArgs(
       ["thread_ts:=123", "note=@/f.txt", "at=@@home", "obj:=@/j.json", "n=1"],
