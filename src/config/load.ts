@@ -81,9 +81,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     for (const entry of config.entries) byName.set(entry.name, entry);
     if (config.credentialHelper !== undefined) credentialHelper = config.credentialHelper;
   }
+  const projectFiles = new Set(files.filter((f) => f.origin === "project").map((f) => f.path));
   const servers = [...byName.values()]
     .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-    .map((raw) => resolveEntry(raw, options.env));
+    .map((raw) => {
+      const entry = resolveEntry(raw, options.env);
+      if (projectFiles.has(raw.source)) {
+        entry.project = { file: raw.source, definition: canonicalDefinition(raw) };
+      }
+      return entry;
+    });
   return { servers, files, ...(credentialHelper ? { credentialHelper } : {}) };
 }
 
@@ -157,6 +164,20 @@ export function resolveEntry(
     }
   }
   return entry;
+}
+
+/** The definition as written, in a stable form: what a trust approval covers. */
+function canonicalDefinition(raw: RawEntry): string {
+  const sorted = (o: Record<string, string>) =>
+    Object.fromEntries(Object.entries(o).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify({
+    type: raw.type ?? null,
+    command: raw.command ?? null,
+    args: raw.args,
+    env: sorted(raw.env),
+    cwd: raw.cwd ?? null,
+    url: raw.url ?? null,
+  });
 }
 
 /** The global config file candidates (`config.json`, then `config.jsonc`). */

@@ -52,6 +52,12 @@ export interface ServerEntry {
   oauth?: OAuthSettings;
   /** A command that prints a bearer token. */
   tokenCommand?: string[];
+  /**
+   * Set for entries declared in a project file (found by walking up from the working
+   * directory): trust for running its command is bound to the file, the name and this
+   * canonical text of the definition as written (before variable expansion).
+   */
+  project?: { file: string; definition: string };
   /** Set when the entry cannot be used (e.g. a missing variable); the server is `failed`. */
   error?: string;
 }

@@ -27,6 +27,8 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Injected fetch for HTTP transports (tests). */
   fetch?: typeof fetch;
+  /** Runs before a server is started; throwing stops it (the project trust gate). */
+  beforeConnect?: (entry: ServerEntry) => Promise<void>;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function connectServer(
   options: ConnectOptions = {},
 ): Promise<Client> {
   if (entry.error) throw new ServerError(entry.error);
+  await options.beforeConnect?.(entry);
   const timeoutMs = entry.timeoutMs ?? options.timeoutMs;
   const log = options.log ? (line: string) => options.log!(entry.name, line) : undefined;
   const make = (transport: Transport) =>

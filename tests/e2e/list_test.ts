@@ -219,7 +219,7 @@ Deno.test("project config found by walking up; project entry overrides global", 
   );
   const r = await runCli(["list", "--json"], {
     cwd: `${cfg.dir}/a/b`,
-    env: { XDG_CONFIG_HOME: xdg },
+    env: { XDG_CONFIG_HOME: xdg, MCPCTL_HOME: `${cfg.dir}/home`, MCPCTL_TRUST_PROJECT: "1" },
   });
   assert.equal(r.code, 0, r.stderr);
   const byName = Object.fromEntries(
