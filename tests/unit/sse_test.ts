@@ -26,11 +26,7 @@ interface Run {
 }
 
 /** Feeds `chunks` (strings are UTF-8 encoded) to a fresh decoder, then ends it. */
-function run(
-  chunks: readonly (string | Uint8Array)[],
-  options: SseDecoderOptions = {},
-  end = true,
-): Run {
+function run(chunks: readonly (string | Uint8Array)[], options: SseDecoderOptions = {}): Run {
   const events: SseEvent[] = [];
   const log: Entry[] = [];
   const decoder = new SseDecoder((e) => {
@@ -48,7 +44,7 @@ function run(
   for (const chunk of chunks) {
     decoder.push(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
   }
-  if (end) decoder.end();
+  decoder.end();
   return { events, log, decoder };
 }
 
@@ -453,6 +449,33 @@ Deno.test("sse: sizes are counted in UTF-8 bytes", () => {
   );
 });
 
+Deno.test("sse: data of many short lines is measured exactly once near the limit", () => {
+  // n lines of "é" hold 2n + (n - 1) bytes: 29 for 10 lines, 32 for 11.
+  assert.equal(run(["data:é\n".repeat(10) + "\n"], { maxEventBytes: 30 }).events.length, 1);
+  assert.throws(() => run(["data:é\n".repeat(11) + "\n"], { maxEventBytes: 30 }), SseTooLargeError);
+  assert.equal(run(bytewise("data:é\n".repeat(10) + "\n"), { maxEventBytes: 29 }).events.length, 1);
+  assert.throws(
+    () => run(bytewise("data:é\n".repeat(10)), { maxEventBytes: 28 }),
+    SseTooLargeError,
+  );
+});
+
+Deno.test("sse: ASCII and non-ASCII chunks of one line are counted together", () => {
+  const fits = [["data: ", "ééé", "abcd"], ["data: abcd", "ééé"], ["da", "ta: ab", "é", "cdéé"]];
+  for (const chunks of fits) {
+    assert.equal(run([...chunks, "\n\n"], { maxEventBytes: 16 }).events.length, 1);
+    assert.throws(() => run([...chunks, "x"], { maxEventBytes: 16 }), SseTooLargeError);
+  }
+});
+
+Deno.test("sse: U+FFFD from an invalid byte counts 3 bytes", () => {
+  const line = Uint8Array.of(...encoder.encode("data:"), 0xff);
+  assert.throws(() => run([line, "\n\n"], { maxEventBytes: 7 }), SseTooLargeError);
+  assert.equal(run([line, "\n\n"], { maxEventBytes: 8 }).events[0]!.data, "\uFFFD");
+  assert.throws(() => run([Uint8Array.of(...line, 10)], { maxEventBytes: 7 }), SseTooLargeError);
+  assert.equal(run([Uint8Array.of(...line, 10, 10)], { maxEventBytes: 8 }).events.length, 1);
+});
+
 Deno.test("sse: a partial line is measured in UTF-8 bytes across chunks", () => {
   const fits = `data: ${"é".repeat(5)}\n\n`; // the line is exactly 16 bytes
   assert.deepEqual(run(bytewise(fits), { maxEventBytes: 16 }).events, [message("é".repeat(5))]);
@@ -653,7 +676,7 @@ const lineEnd = fc.constantFrom("\n", "\r", "\r\n");
 
 const eventStream = fc.tuple(
   fc.boolean(),
-  fc.array(fc.tuple(line, lineEnd), { maxLength: 40 }),
+  fc.array(fc.tuple(line, lineEnd), { maxLength: 60, size: "max" }),
   fc.option(line.filter((l) => l !== ""), { nil: undefined }),
 ).map(([bom, lines, tail]) =>
   (bom ? "\uFEFF" : "") + lines.map(([l, e]) => l + e).join("") + (tail ?? "")
@@ -711,9 +734,28 @@ const sseishBytes = fc.array(
 // Bytes with a good share of multi-byte characters, whole, cut short or corrupted.
 const mixedBytes = fc.array(
   fc.oneof(
-    fc.constantFrom("data:", "data: ", "id:", "event:", "retry:", ":", "\n", "\r", "\r\n", "7")
-      .map((t) => encoder.encode(t)),
-    fc.constantFrom("é", "€", "😀", "\uFEFF", "\u{10FFFF}", "\uFFFD").map((c) => encoder.encode(c)),
+    {
+      weight: 8,
+      arbitrary: fc.constantFrom(
+        "data:",
+        "data: ",
+        "id:",
+        "event:",
+        "retry:",
+        ":",
+        "\n",
+        "\n\n",
+        "\r",
+        "\r\n",
+        "7",
+        "x",
+      ).map((t) => encoder.encode(t)),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom("é", "€", "😀", "\uFEFF", "\u{10FFFF}", "\uFFFD")
+        .map((c) => encoder.encode(c)),
+    },
     fc.constantFrom("é", "€", "😀").map((c) => encoder.encode(c).subarray(0, -1)),
     fc.uint8Array({ minLength: 1, maxLength: 3 }),
     fc.constantFrom(
@@ -727,7 +769,7 @@ const mixedBytes = fc.array(
       [0x80],
     ).map((b) => Uint8Array.from(b)),
   ),
-  { maxLength: 60 },
+  { maxLength: 80, size: "max" },
 ).map((parts) => Uint8Array.from(parts.flatMap((p) => [...p])));
 
 Deno.test("sse property: any bytes in any chunks decode like the whole bytes", () => {
