@@ -15,7 +15,7 @@ import { createSignIn, refreshFlow, type SignIn } from "./flow.ts";
 import type { CredentialStore, StoredCredential, StoreKey } from "./store.ts";
 import { registrationStoreFor } from "./store.ts";
 import { needsRefresh } from "./tokens.ts";
-import type { CallbackListener, FetchLike, TokenSet } from "./types.ts";
+import type { CallbackListener, ClientRegistration, FetchLike, TokenSet } from "./types.ts";
 
 /** How an interactive sign-in shows the authorization URL and receives the code. */
 export interface InteractiveSignIn {
@@ -81,6 +81,9 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
     current = t;
   };
   let fromStore = false;
+  // When this process obtained `current` (sign-in, refresh, or another process's refresh
+  // adopted under the lock); undefined for a token read from the store.
+  let obtainedAt: number | undefined;
   let forced = false;
   let signedIn = false;
   let signIn: SignIn | undefined;
@@ -117,15 +120,32 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
     }
   }
 
+  /**
+   * Whether the current token should be refreshed before use: 60 s before expiry. A
+   * token this process has just obtained is kept until half its lifetime has passed,
+   * so a server that issues tokens shorter-lived than the margin does not get a
+   * refresh before every request.
+   */
+  function due(tokens: TokenSet): boolean {
+    if (!needsRefresh(tokens, now())) return false;
+    if (obtainedAt === undefined || tokens.expiresAt === undefined) return true;
+    return now() >= obtainedAt + (tokens.expiresAt - obtainedAt) / 2;
+  }
+
   /** Refreshes the stored token under the store's lock; one refresh between processes. */
   async function refresh(force: boolean): Promise<boolean> {
     const before = current?.accessToken;
     let refused: unknown;
+    let fresh = false;
     const entry = await options.store.update(key, async (current) => {
       const cur = current?.tokens;
       if (!current || !cur) return current;
-      // Another process refreshed while we waited for the lock: use its token.
-      if (cur.accessToken !== before && !needsRefresh(cur, now())) return current;
+      // Another process refreshed while we waited for the lock: use its token, which is
+      // as new as any we could get (even when the server's tokens live less than 60 s).
+      if (cur.accessToken !== before && (cur.expiresAt === undefined || now() < cur.expiresAt)) {
+        fresh = true;
+        return current;
+      }
       if (!cur.refreshToken) {
         if (!force && !needsRefresh(cur, now())) return current;
         return withoutTokens(current);
@@ -142,7 +162,8 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
             putRegistration: () => Promise.resolve(),
           },
         });
-        return { ...current, tokens: result.tokens, registration: result.client };
+        fresh = true;
+        return { ...current, tokens: result.tokens, registration: storable(result.client) };
       } catch (e) {
         if (!(e instanceof AuthRequiredError)) throw e;
         // A refused refresh deletes the tokens: back to auth_required, never a loop.
@@ -151,6 +172,7 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
       }
     });
     remember(entry?.tokens);
+    if (fresh) obtainedAt = now();
     if (refused) options.log?.(`refresh refused; stored tokens for ${options.serverName} removed`);
     return current !== undefined && current.accessToken !== before;
   }
@@ -165,12 +187,13 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
     });
     const result = await signIn.run(challenge);
     remember(result.tokens);
+    obtainedAt = now();
     fromStore = true;
     signedIn = true;
     await options.store.update(key, (current) => ({
       ...current,
       tokens: result.tokens,
-      registration: result.client,
+      registration: storable(result.client),
       authServer: result.context.as.issuer,
     }));
     return true;
@@ -204,7 +227,7 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
     },
     async authorization() {
       if (!loaded) await load();
-      if (current && fromStore && current.refreshToken && needsRefresh(current, now())) {
+      if (current && fromStore && current.refreshToken && due(current)) {
         pending ??= refresh(false).finally(() => pending = undefined);
         await pending;
       }
@@ -215,6 +238,16 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
       return pending;
     },
   };
+}
+
+/**
+ * The registration as stored: a pre-registered client's secret belongs to the
+ * configuration (or the environment) and is read from there each time, never copied.
+ */
+function storable(client: ClientRegistration): ClientRegistration {
+  if (client.source !== "preregistered" || client.clientSecret === undefined) return client;
+  const { clientSecret: _, ...rest } = client;
+  return rest;
 }
 
 function withoutTokens(entry: StoredCredential): StoredCredential {

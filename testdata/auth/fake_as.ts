@@ -49,6 +49,31 @@ export interface FakeAsOptions {
   registration?: { secret?: string; method?: string; status?: number; error?: string };
   /** Answer every token request with this OAuth error. */
   tokenError?: { status: number; error: string; description?: string };
+  /** `expires_in` of issued access tokens, in seconds (default 3600). */
+  accessTtlSeconds?: number;
+  /** Invalidate a refresh token once it has been used (rotation). */
+  rotateRefreshTokens?: boolean;
+}
+
+/** What the fake knows about an access token it issued. */
+export interface IssuedAccessToken {
+  clientId: string;
+  /** The `resource` of the token request. */
+  resource: string;
+  scope: string | null;
+  /** Expiry, epoch ms (real clock). */
+  expiresAt: number;
+  grant: string;
+}
+
+/** Behaviour that tests change while the fake runs. */
+export interface FakeAsControls {
+  /** `expires_in` of access tokens issued from now on, in seconds. */
+  accessTtlSeconds: number;
+  /** Answer refresh requests with `invalid_grant`. */
+  refuseRefresh: boolean;
+  /** Wait this long before answering a token request (to make clients overlap). */
+  tokenDelayMs: number;
 }
 
 /** A running fake authorization server. */
@@ -64,6 +89,18 @@ export interface FakeAs {
   tokenParams: URLSearchParams[];
   /** Client ids as authenticated per token request, with the method used. */
   authenticated: Array<{ clientId: string; method: string }>;
+  /** Live access tokens (a resource server checks bearer tokens here). */
+  accessTokens: Map<string, IssuedAccessToken>;
+  /** Mutable behaviour. */
+  controls: FakeAsControls;
+  /** Issues tokens directly, as if a sign-in of `clientId` for `resource` had happened. */
+  mint(
+    clientId: string,
+    resource: string,
+    scope?: string | null,
+  ): { accessToken: string; refreshToken: string; expiresIn: number };
+  /** Forgets every access token issued so far (refresh tokens stay valid). */
+  revokeAccessTokens(): void;
   close(): Promise<void>;
 }
 
@@ -86,7 +123,29 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
   const clients = new Map((options.clients ?? []).map((c) => [c.id, c]));
   const codes = new Map<string, PendingCode>();
   const refreshTokens = new Map<string, { clientId: string; scope: string | null }>();
+  const accessTokens = new Map<string, IssuedAccessToken>();
+  const controls: FakeAsControls = {
+    accessTtlSeconds: options.accessTtlSeconds ?? 3600,
+    refuseRefresh: false,
+    tokenDelayMs: 0,
+  };
   let origin = "";
+
+  function issue(clientId: string, resource: string, scope: string | null, grant: string) {
+    const access = `at-${crypto.randomUUID()}`;
+    const refresh = `rt-${crypto.randomUUID()}`;
+    const expiresIn = controls.accessTtlSeconds;
+    issued.push(access, refresh);
+    refreshTokens.set(refresh, { clientId, scope });
+    accessTokens.set(access, {
+      clientId,
+      resource,
+      scope,
+      expiresAt: Date.now() + expiresIn * 1000,
+      grant,
+    });
+    return { accessToken: access, refreshToken: refresh, expiresIn };
+  }
 
   const metadataPath = options.metadataAt === "oidc"
     ? `/.well-known/openid-configuration${prefix}`
@@ -241,6 +300,9 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
   }
 
   async function token(headers: Headers, params: URLSearchParams): Promise<Response> {
+    if (controls.tokenDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, controls.tokenDelayMs));
+    }
     if (options.tokenError) {
       const e = options.tokenError;
       return Response.json({ error: e.error, error_description: e.description }, {
@@ -276,10 +338,14 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
         break;
       }
       case "refresh_token": {
+        if (controls.refuseRefresh) {
+          return oauthError(400, "invalid_grant", "refresh refused by the test");
+        }
         const old = refreshTokens.get(params.get("refresh_token") ?? "");
         if (!old || old.clientId !== who.clientId) {
           return oauthError(400, "invalid_grant", "unknown refresh token");
         }
+        if (options.rotateRefreshTokens) refreshTokens.delete(params.get("refresh_token") ?? "");
         scope = scope ?? old.scope;
         break;
       }
@@ -291,15 +357,13 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
       default:
         return oauthError(400, "unsupported_grant_type", String(params.get("grant_type")));
     }
-    const access = `at-${crypto.randomUUID()}`;
-    const refresh = `rt-${crypto.randomUUID()}`;
-    issued.push(access, refresh);
-    refreshTokens.set(refresh, { clientId: who.clientId, scope });
+    const grant = params.get("grant_type") ?? "";
+    const minted = issue(who.clientId, resource, scope, grant);
     return Response.json({
-      access_token: access,
+      access_token: minted.accessToken,
       token_type: "Bearer",
-      expires_in: 3600,
-      ...(params.get("grant_type") === "client_credentials" ? {} : { refresh_token: refresh }),
+      expires_in: minted.expiresIn,
+      ...(grant === "client_credentials" ? {} : { refresh_token: minted.refreshToken }),
       ...(scope ? { scope } : {}),
     });
   }
@@ -335,6 +399,10 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
     issued,
     tokenParams,
     authenticated,
+    accessTokens,
+    controls,
+    mint: (clientId, resource, scope = null) => issue(clientId, resource, scope, "minted"),
+    revokeAccessTokens: () => accessTokens.clear(),
     close: () => server.shutdown(),
   };
 }
