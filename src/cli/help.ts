@@ -19,8 +19,9 @@ const EXIT_CODES = `Exit codes:
 
 /** `mcpctl --help`. */
 export function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const commands = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n");
+  const shown = COMMANDS.filter((c) => !c.hidden);
+  const width = Math.max(...shown.map((c) => c.name.length));
+  const commands = shown.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n");
   return `mcpctl: a command-line client for the Model Context Protocol
 
 Usage: mcpctl COMMAND [OPTIONS]
@@ -50,10 +51,7 @@ export function commandHelp(spec: CommandSpec): string {
 
 ${spec.summary}.
 ${spec.details ? `\n${spec.details}\n` : ""}
-Options:
-${formatOptions(spec.options)}
-
-Global options:
+${spec.options.some((o) => !o.hidden) ? `Options:\n${formatOptions(spec.options)}\n\n` : ""}Global options:
 ${formatOptions(GLOBAL_OPTIONS)}
 `;
 }
