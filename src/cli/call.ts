@@ -15,6 +15,7 @@ import { createProgress } from "./progress.ts";
 import { renderResult } from "./render_result.ts";
 import { connectOptions, findServer, loadServers } from "./servers.ts";
 import { parseToolArgs } from "./tool_args.ts";
+import { authResolver, signInFirst } from "./sign_in.ts";
 
 /** Log levels accepted by `--log-level` (RFC 5424 names, as MCP uses them). */
 export const LOG_LEVELS = [
@@ -94,6 +95,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const options = connectOptions(ctx);
   options.client = {
+    ...options.client,
     onNotification: (method, params) => {
       if (method === "notifications/message" && verbose && params) {
         const level = typeof params.level === "string" ? params.level : "info";
@@ -104,8 +106,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     },
   };
 
+  const login = v.login === true;
+  options.auth = authResolver(ctx, set, { interactive: login });
   let client: Client | undefined;
   try {
+    if (login && entry.type !== "stdio") {
+      const auth = await options.auth(entry);
+      if (auth) await signInFirst(entry, auth, ctx.signal);
+    }
     client = await connectServer(entry, options);
     if (logLevel !== undefined) {
       if (client.server?.capabilities.logging !== undefined) {

@@ -7,6 +7,7 @@
  */
 
 import type { OptionSpec, OptionValues } from "./args.ts";
+import { SIGN_IN_OPTIONS } from "./sign_in.ts";
 import type { Output } from "./output.ts";
 
 /** What a command module receives. */
@@ -41,6 +42,8 @@ export interface CommandSpec {
   /** More help text. */
   details?: string;
   options: OptionSpec[];
+  /** Left out of help and of completions (internal commands). */
+  hidden?: boolean;
   load(): Promise<CommandModule>;
 }
 
@@ -104,6 +107,33 @@ export const ADHOC_OPTIONS: OptionSpec[] = [
   },
 ];
 
+/** Options of every command that connects to servers. */
+export const CONNECT_OPTIONS: OptionSpec[] = [
+  {
+    name: "root",
+    type: "string",
+    multiple: true,
+    arg: "DIR",
+    description: "offer DIR to servers as a root, besides the working directory (repeatable)",
+  },
+  {
+    name: "trust-project",
+    type: "boolean",
+    description:
+      "run stdio servers from project files without approval (CI; MCPCTL_TRUST_PROJECT=1)",
+  },
+];
+
+/** `--login` and the sign-in options, for commands that may sign in inline. */
+const LOGIN_OPTIONS: OptionSpec[] = [
+  {
+    name: "login",
+    type: "boolean",
+    description: "sign in inline where a server asks (may open a browser)",
+  },
+  ...SIGN_IN_OPTIONS,
+];
+
 /** Every command, in help order. */
 export const COMMANDS: CommandSpec[] = [
   {
@@ -119,6 +149,20 @@ export const COMMANDS: CommandSpec[] = [
         name: "strict",
         type: "boolean",
         description: "exit non-zero unless every selected server connects",
+      },
+      {
+        name: "schema",
+        type: "boolean",
+        description: "show every tool in full: signature, hints and schemas",
+      },
+      ...CONNECT_OPTIONS,
+      ...LOGIN_OPTIONS,
+      {
+        name: "elicitation",
+        type: "string",
+        arg: "POLICY",
+        description:
+          "answer servers asking for input: decline (default), cancel or accept-defaults; without it a terminal prompts",
       },
     ],
     load: () => import("./list.ts"),
@@ -169,7 +213,167 @@ export const COMMANDS: CommandSpec[] = [
         arg: "LEVEL",
         description: "ask the server to send logs at LEVEL (shown with --verbose)",
       },
+      ...CONNECT_OPTIONS,
+      ...LOGIN_OPTIONS,
+      {
+        name: "elicitation",
+        type: "string",
+        arg: "POLICY",
+        description:
+          "answer servers asking for input: decline (default), cancel or accept-defaults; without it a terminal prompts",
+      },
     ],
     load: () => import("./call.ts"),
+  },
+  {
+    name: "describe",
+    summary: "show one tool in full: signature, description, hints and schemas",
+    usage: [
+      "describe SERVER TOOL | SERVER.TOOL | mcp__SERVER__TOOL [--json]",
+      "describe --stdio CMD | --url URL TOOL",
+    ],
+    details: "Reads the tool cache (see 'mcpctl search --help'); starts the server only when\n" +
+      "its entry is missing or stale, or with --refresh. Annotations are hints from the\n" +
+      "server, not verified. Schemas that cannot be validated are dropped and said so.",
+    options: [
+      ...ADHOC_OPTIONS,
+      { name: "refresh", type: "boolean", description: "ask the server, ignoring the cache" },
+      ...CONNECT_OPTIONS,
+    ],
+    load: () => import("./describe.ts"),
+  },
+  {
+    name: "search",
+    summary: "find tools across all enabled servers, with their schemas",
+    usage: ["search QUERY... [--budget TOKENS] [--limit N] [--json]"],
+    details: "Ranks tools by name, title and description: an exact name match first, then\n" +
+      "matching words in the name, then in the title, then in the description (words split\n" +
+      "on _ - . space and camelCase; 'file' also matches 'files'). Prints the best matches\n" +
+      "with full schemas while the whole output fits the budget (tokens estimated as\n" +
+      "characters / 4; --json too).\n\n" +
+      "Tool lists are cached per server for 24 h (MCPCTL_CACHE_TTL seconds; 0 disables) under\n" +
+      "$MCPCTL_HOME/cache, else $XDG_STATE_HOME/mcpctl/cache or ~/.local/state/mcpctl/cache\n" +
+      "(%LOCALAPPDATA%\\mcpctl\\cache on Windows). Changing a server's command, args, env,\n" +
+      "cwd, url or headers invalidates its entry; only missing or stale servers are started.",
+    options: [
+      {
+        name: "budget",
+        type: "string",
+        arg: "TOKENS",
+        description: "most tokens of output, estimated as characters / 4 (default 2000)",
+      },
+      { name: "limit", type: "string", arg: "N", description: "show at most N matches" },
+      { name: "refresh", type: "boolean", description: "ask every server, ignoring the cache" },
+      ...CONNECT_OPTIONS,
+    ],
+    load: () => import("./search.ts"),
+  },
+  {
+    name: "resources",
+    summary: "list a server's resources and templates, or read one",
+    usage: ["resources SERVER [--json]", "resources SERVER URI [--save-dir DIR] [--json]"],
+    details: "Text contents are printed; binary contents are saved as files and their paths\n" +
+      "printed.",
+    options: [
+      ...ADHOC_OPTIONS,
+      {
+        name: "save-dir",
+        type: "string",
+        arg: "DIR",
+        description: "where binary contents are saved (default: a new temp dir)",
+      },
+      ...CONNECT_OPTIONS,
+    ],
+    load: () => import("./resources.ts"),
+  },
+  {
+    name: "prompts",
+    summary: "list a server's prompts, or get one with arguments",
+    usage: ["prompts SERVER [--json]", "prompts SERVER NAME [key=value...] [--json]"],
+    details: "Prompt arguments are strings; required ones are checked before asking.",
+    options: [
+      ...ADHOC_OPTIONS,
+      {
+        name: "save-dir",
+        type: "string",
+        arg: "DIR",
+        description: "where images, audio and blobs in messages are saved",
+      },
+      ...CONNECT_OPTIONS,
+    ],
+    load: () => import("./prompts.ts"),
+  },
+  {
+    name: "ping",
+    summary: "check that a server answers, and how fast",
+    usage: ["ping SERVER [--json]", "ping --stdio CMD | --url URL"],
+    details: "Prints the round-trip time of one ping after connecting. Exit 5 on timeout.",
+    options: [...ADHOC_OPTIONS, ...CONNECT_OPTIONS],
+    load: () => import("./ping.ts"),
+  },
+  {
+    name: "config",
+    summary: "show the resolved servers and the file each came from",
+    usage: ["config [--json]"],
+    details: "Header values, environment values and secrets are shown as <redacted>.",
+    options: [],
+    load: () => import("./config_show.ts"),
+  },
+  {
+    name: "completions",
+    summary: "print a shell completion script (bash, zsh or fish)",
+    usage: ["completions bash | zsh | fish"],
+    details: "bash:  source <(mcpctl completions bash)      (or save it in\n" +
+      "       ~/.local/share/bash-completion/completions/mcpctl)\n" +
+      'zsh:   mcpctl completions zsh > "${fpath[1]}/_mcpctl"\n' +
+      "fish:  mcpctl completions fish > ~/.config/fish/completions/mcpctl.fish\n\n" +
+      "Server names come from the config, tool names from the tool cache: completing\n" +
+      "never starts a server ('mcpctl search' or 'describe' fills the cache).",
+    options: [],
+    load: () => import("./completions.ts"),
+  },
+  {
+    name: "__complete",
+    summary: "completion candidates (used by the completion scripts)",
+    usage: ["__complete servers | tools SERVER"],
+    hidden: true,
+    options: [],
+    load: () => import("./complete_words.ts"),
+  },
+  {
+    name: "login",
+    summary: "sign in to a server (OAuth in the browser) and store its tokens",
+    usage: ["login SERVER [--scope S] [--no-browser]", "login --url URL"],
+    details: "Opens a browser only here or with --login. A client secret, when a server needs\n" +
+      "one, comes from the config entry's oauth.clientSecret or MCPCTL_OAUTH_CLIENT_SECRET.\n" +
+      "--timeout bounds the wait for the browser (default 5 minutes).",
+    options: [
+      ...ADHOC_OPTIONS.filter((o) => o.name === "url" || o.name === "name"),
+      ...SIGN_IN_OPTIONS,
+    ],
+    load: () => import("./login.ts"),
+  },
+  {
+    name: "logout",
+    summary: "remove a server's stored tokens",
+    usage: ["logout SERVER [--all]", "logout --url URL"],
+    options: [
+      ...ADHOC_OPTIONS.filter((o) => o.name === "url" || o.name === "name"),
+      { name: "all", type: "boolean", description: "also forget the cached client registration" },
+    ],
+    load: () => import("./logout.ts"),
+  },
+  {
+    name: "trust",
+    summary: "approve the stdio servers declared in project config files",
+    usage: ["trust [SERVER...] [--list | --revoke]"],
+    details: "A project file (mcpctl.json, .mcp.json … found walking up from the working\n" +
+      "directory) can declare commands mcpctl would run. They run only once approved here\n" +
+      "or at a terminal prompt; an edited definition needs a new approval.",
+    options: [
+      { name: "list", type: "boolean", description: "show project servers and their approval" },
+      { name: "revoke", type: "boolean", description: "withdraw approvals" },
+    ],
+    load: () => import("./trust.ts"),
   },
 ];

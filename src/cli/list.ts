@@ -20,6 +20,8 @@ import type { RejectedTool } from "../mcp/names.ts";
 import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
 import type { CommandContext } from "./commands.ts";
 import { connectOptions, loadServers, selectServers } from "./servers.ts";
+import { authResolver, signInFirst } from "./sign_in.ts";
+import { UntrustedError } from "./trust_gate.ts";
 
 /** One server in `list --json` (the documented shape). */
 export interface ListedServer {
@@ -46,12 +48,15 @@ export interface ListedTool {
 
 /** Runs `list`. */
 export async function run(ctx: CommandContext): Promise<number> {
+  if (ctx.values.schema === true) return await (await import("./describe.ts")).listSchemas(ctx);
   const set = await loadServers(ctx);
   const selected = selectServers(set, set.adhoc ? [] : ctx.positionals);
   const options = connectOptions(ctx);
+  const login = ctx.values.login === true;
+  options.auth = authResolver(ctx, set, { interactive: login });
   const failures: unknown[] = [];
   const listed = await Promise.all(selected.map(async (entry) => {
-    const result = await listOne(entry, options, ctx.signal);
+    const result = await listOne(entry, options, ctx.signal, login);
     if (result.failure !== undefined) failures.push(result.failure);
     return result.listed;
   }));
@@ -60,6 +65,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   else await ctx.out.result(renderHuman(listed));
   for (const s of listed) {
     for (const w of s.warnings ?? []) await ctx.out.error(`mcpctl: ${s.name}: ${w}\n`);
+  }
+  const untrusted = failures.filter((f) => f instanceof UntrustedError);
+  if (untrusted.length > 0) {
+    // Refused project servers are a config matter: say how to approve, exit 2.
+    await ctx.out.error(`hint: ${(untrusted[0] as UntrustedError).hint}\n`);
+    return ExitCode.usage;
   }
   if (ctx.values.strict && failures.length > 0) return strictExitCode(failures);
   return ExitCode.ok;
@@ -79,6 +90,7 @@ async function listOne(
   entry: ServerEntry,
   options: ReturnType<typeof connectOptions>,
   signal: AbortSignal,
+  login: boolean,
 ): Promise<{ listed: ListedServer; failure?: unknown }> {
   const listed = (status: ServerStatus, extra: Partial<ListedServer> = {}): ListedServer => ({
     name: entry.name,
@@ -90,6 +102,10 @@ async function listOne(
   if (!entry.enabled) return { listed: listed("disabled") };
   let client: Client | undefined;
   try {
+    if (login && entry.type !== "stdio") {
+      const auth = await options.auth?.(entry);
+      if (auth) await signInFirst(entry, auth, signal);
+    }
     client = await connectServer(entry, options);
     const { tools, rejected, warnings } = await listTools(client, entry.name, { signal });
     const info = client.server!;

@@ -70,7 +70,7 @@ async function dispatch(
       return ExitCode.ok;
     }
     const word = global.positionals[0] ?? "";
-    const names = COMMANDS.map((c) => c.name);
+    const names = COMMANDS.filter((c) => !c.hidden).map((c) => c.name);
     const close = closest(word, names);
     throw new UsageError(
       `unknown command '${word}'${close.length ? `; did you mean '${close[0]}'?` : ""}`,

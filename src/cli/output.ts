@@ -6,6 +6,8 @@
  */
 
 const encoder = new TextEncoder();
+// Only ever inside JSON strings, where `\uXXXX` stands for the same character.
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** A writable sink (injected in tests). */
 export interface Sink {
@@ -48,9 +50,18 @@ export class Output {
     }
   }
 
-  /** Writes a JSON value to stdout, pretty-printed, with a final newline. */
+  /**
+   * Writes a JSON value to stdout, pretty-printed, with a final newline. Characters a
+   * terminal could act on (C1 controls such as the one-byte CSI, bidi overrides) are
+   * written as `\uXXXX` escapes: the same JSON value, safe to show. (C0 controls and
+   * ESC are always escaped by JSON.stringify.)
+   */
   json(value: unknown): Promise<void> {
-    return this.result(JSON.stringify(value, null, 2) + "\n");
+    const text = JSON.stringify(value, null, 2).replace(
+      UNSAFE_IN_JSON,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+    return this.result(text + "\n");
   }
 
   /**

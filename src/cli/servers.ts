@@ -9,11 +9,14 @@
 import { loadConfig, type LoadedConfig, resolveEntry } from "../config/load.ts";
 import type { ServerEntry } from "../config/types.ts";
 import { UsageError } from "../errors.ts";
+import type { RequestHandler } from "../mcp/client.ts";
 import type { ConnectOptions } from "../mcp/manager.ts";
 import { stripTerminal } from "../mcp/sanitize.ts";
 import { serverNameProblem } from "../mcp/names.ts";
 import { closest, intOption, splitCommandLine } from "./args.ts";
 import type { CommandContext } from "./commands.ts";
+import { trustGate } from "./trust_gate.ts";
+import { listRoots, rootsClientOptions } from "./roots.ts";
 
 /** The servers a command can use. */
 export interface ServerSet {
@@ -151,11 +154,21 @@ export function findServer(set: ServerSet, name: string): ServerEntry {
   );
 }
 
-/** Connect options from the global flags: timeout, verbose logging, signal. */
+/**
+ * Connect options from the global flags: timeout, verbose logging, signal, and roots
+ * (the working directory and every `--root`). Callers that set `client` keep the roots
+ * by spreading the existing `options.client`.
+ */
 export function connectOptions(ctx: CommandContext): ConnectOptions {
   const timeoutMs = intOption(ctx.values, "timeout");
   const verbose = ctx.values.verbose === true;
-  const options: ConnectOptions = { signal: ctx.signal };
+  const roots = listRoots({ cwd: ctx.cwd, extra: (ctx.values.root as string[] | undefined) ?? [] });
+  const options: ConnectOptions = {
+    signal: ctx.signal,
+    client: rootsClientOptions(roots),
+    beforeConnect: trustGate(ctx),
+  };
+  addElicitation(ctx, options);
   if (timeoutMs !== undefined) {
     if (timeoutMs === 0) throw new UsageError("--timeout must be greater than 0");
     options.timeoutMs = timeoutMs;
@@ -166,4 +179,38 @@ export function connectOptions(ctx: CommandContext): ConnectOptions {
       void ctx.out.error(`[${server} stderr] ${stripTerminal(line)}\n`);
   }
   return options;
+}
+
+/**
+ * Declares elicitation and answers `elicitation/create` (combined with the capabilities
+ * and handlers already in `options.client`). The prompt module is loaded only when a
+ * server asks; URL mode is declared only when a person at a terminal can answer.
+ */
+function addElicitation(ctx: CommandContext, options: ConnectOptions): void {
+  const policy = ctx.values.elicitation as string | undefined;
+  if (policy !== undefined && !["decline", "cancel", "accept-defaults"].includes(policy)) {
+    throw new UsageError("--elicitation must be decline, cancel or accept-defaults");
+  }
+  let interactive = false;
+  try {
+    interactive = Deno.stdin.isTerminal() && ctx.out.stderrIsTerminal;
+  } catch { /* no stdin */ }
+  // One form at a time, even when several servers ask at once.
+  let turn: Promise<unknown> = Promise.resolve();
+  const handler: RequestHandler = (params, request) => {
+    const answer = turn.then(async () => {
+      const { answerCliElicitation } = await import("./elicitation.ts");
+      return await answerCliElicitation(ctx, request.server, params, interactive);
+    });
+    turn = answer.catch(() => {});
+    return answer;
+  };
+  options.client = {
+    ...options.client,
+    capabilities: {
+      ...options.client?.capabilities,
+      elicitation: interactive ? { form: {}, url: {} } : { form: {} },
+    },
+    requestHandlers: { ...options.client?.requestHandlers, "elicitation/create": handler },
+  };
 }

@@ -46,8 +46,21 @@ export interface Progress {
   message?: string;
 }
 
-/** Handles one kind of server request; its result is sent back, a throw becomes an error. */
-export type RequestHandler = (params: Record<string, unknown> | undefined) => Promise<unknown>;
+/** What a {@linkcode RequestHandler} learns besides the params. */
+export interface RequestContext {
+  /** Name of the server that sent the request. */
+  server: string;
+}
+
+/**
+ * Handles one kind of server request; its result is sent back, a throw becomes an error.
+ * While a handler runs (e.g. a person fills in an elicitation form) the idle timeouts of
+ * this client's own requests are held; they restart in full once it has answered.
+ */
+export type RequestHandler = (
+  params: Record<string, unknown> | undefined,
+  context: RequestContext,
+) => Promise<unknown>;
 
 /** Options for {@linkcode Client}. */
 export interface ClientOptions {
@@ -112,6 +125,8 @@ export class Client {
   #closedError: Error | undefined;
   #closing: Promise<void> | undefined;
   #server: ServerInfo | undefined;
+  /** Server requests being answered right now (see RequestHandler). */
+  #answering = 0;
 
   constructor(transport: Transport, options: ClientOptions) {
     this.transport = transport;
@@ -148,7 +163,7 @@ export class Client {
           JSON.stringify(info.protocolVersion)
         }; mcpctl asked for ${LATEST_PROTOCOL_VERSION} and supports ${
           SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-        }`,
+        }${this.transport.errorContext?.() ?? ""}`,
       );
       await this.close();
       throw error;
@@ -188,7 +203,8 @@ export class Client {
       };
       const expire = (what: string, ms: number) => {
         const error = new TimeoutError(
-          `server "${this.#opts.name}" did not answer ${method} within ${formatMs(ms)}${what}`,
+          `server "${this.#opts.name}" did not answer ${method} within ${formatMs(ms)}${what}` +
+            (this.transport.errorContext?.() ?? ""),
           { hint: "raise the limit with --timeout MS" },
         );
         if (method !== "initialize") this.#cancel(id, "timeout");
@@ -211,7 +227,10 @@ export class Client {
         },
         resetIdle: () => {
           if (idle !== undefined) clock.clearTimeout(idle);
-          idle = clock.setTimeout(() => expire("", timeoutMs), timeoutMs);
+          idle = clock.setTimeout(
+            () => this.#answering > 0 ? entry.resetIdle() : expire("", timeoutMs),
+            timeoutMs,
+          );
         },
         cleanup: () => {
           if (idle !== undefined) clock.clearTimeout(idle);
@@ -365,13 +384,19 @@ export class Client {
         error: { code: -32601, message: `Method not found: ${method}` },
       };
     } else {
+      // A person may take a while; a ping answers at once and must not extend anything.
+      const held = method !== "ping";
+      if (held) this.#answering++;
       try {
-        reply = { jsonrpc: "2.0", id, result: await handler(params) };
+        reply = { jsonrpc: "2.0", id, result: await handler(params, { server: this.#opts.name }) };
       } catch (e) {
         const code = e instanceof RpcError ? e.code : -32603;
         const message = e instanceof McpctlError || e instanceof Error ? e.message : String(e);
         reply = { jsonrpc: "2.0", id, error: { code, message } };
+      } finally {
+        if (held) this.#answering--;
       }
+      if (held) { for (const p of this.#pending.values()) p.resetIdle(); }
     }
     if (this.#closedError) return;
     await this.transport.send(reply, this.#sendOptions()).catch(() => {});

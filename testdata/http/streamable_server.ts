@@ -13,13 +13,24 @@
  * - `cut_no_id`: SSE stream closed without any event id.
  * - `never`: never answers (the request is held until the client goes away).
  * - `html500`: HTTP 500 with an HTML page.
+ * - `leak500`: HTTP 500 whose body repeats every request header, values included.
  * - `wrong_type`: HTTP 200 `text/plain`.
  * - `huge` `{bytes}`: JSON answer of about that size; `huge_sse` the same as SSE.
  * - `echo_headers`: answers with the request headers it saw (names only).
+ * - `elicit` `{schema?, message?}`: SSE answer that first sends `elicitation/create` (id
+ *   `elicit-N`, a form with defaults unless `schema` is given), waits for the client's
+ *   reply POST, then answers with that reply's `result` as JSON text.
+ *
+ * Session expiry mid-command: with `expireAfterRequests: N` the first session serves N
+ * POSTs after `initialize`; the next POST carrying it gets 404 (later sessions live on).
+ *
+ * A stream the client cancels (e.g. `never` in SSE mode) is recorded in `events` as
+ * `stream-cancelled`. (Held JSON requests are not watched: any use of `request.signal`
+ * makes Deno.serve print a legacy-abort warning.)
  *
  * Run standalone: `deno run -A testdata/http/streamable_server.ts [--mode sse]
- * [--get-stream sse|405|...] [--no-sessions] [--bearer TOKEN] [--port N]`; the first
- * line on stdout is the endpoint URL.
+ * [--get-stream sse|405|...] [--no-sessions] [--bearer TOKEN] [--expire-after N]
+ * [--port N]`; the first line on stdout is the endpoint URL.
  *
  * @module
  */
@@ -49,6 +60,8 @@ export interface StreamableServerOptions {
   deleteStatus?: number;
   /** Port to listen on (default 0: any free port). */
   port?: number;
+  /** Expire the first session once it has served this many POSTs after initialize. */
+  expireAfterRequests?: number;
 }
 
 /** One request the server received. */
@@ -84,6 +97,26 @@ export interface StreamableServer {
 }
 
 const encoder = new TextEncoder();
+
+/** `tools/list` of this server: `echo` and every scenario tool (any arguments). */
+export const SCENARIO_TOOLS: { name: string; inputSchema: Record<string, unknown> }[] = [
+  { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+  ...[
+    "notify",
+    "batch",
+    "cut",
+    "cut_forever",
+    "cut_no_id",
+    "never",
+    "html500",
+    "leak500",
+    "wrong_type",
+    "huge",
+    "huge_sse",
+    "echo_headers",
+    "elicit",
+  ].map((name) => ({ name, inputSchema: { type: "object" } })),
+];
 
 /**
  * Answers the plain MCP methods the fixtures share (unknown ones get -32601).
@@ -161,6 +194,11 @@ export function startStreamableServer(
   const closers = new Set<() => void>();
   // Responses waiting for a resuming GET, by the last event id they follow.
   const resumable = new Map<string, { response: unknown; deliver: boolean }>();
+  // Server requests (elicitation) waiting for the client's reply, by id.
+  const awaitingReply = new Map<Id, (reply: Record<string, unknown>) => void>();
+  let elicitCounter = 0;
+  // Requests served by the first session, for expireAfterRequests.
+  let servedByFirst = 0;
   const timers = new Set<ReturnType<typeof setTimeout>>();
 
   // setTimeout that close() can cancel, so no timer outlives the server.
@@ -199,6 +237,7 @@ export function startStreamableServer(
       },
       cancel() {
         if (closer) closers.delete(closer);
+        events.push({ name: "stream-cancelled", at: performance.now() });
       },
     });
     return new Response(body, {
@@ -285,6 +324,14 @@ export function startStreamableServer(
     const isInit = rpcMethod === "initialize";
     if (useSessions && !isInit) {
       if (session === undefined) return new Response("missing session", { status: 400 });
+      if (
+        options.expireAfterRequests !== undefined && request.method === "POST" &&
+        session === "session-1" &&
+        liveSessions.has(session) && servedByFirst++ >= options.expireAfterRequests
+      ) {
+        liveSessions.delete(session);
+        events.push({ name: "expired", at: performance.now() });
+      }
       if (!liveSessions.has(session)) return new Response("session not found", { status: 404 });
     }
 
@@ -331,6 +378,10 @@ export function startStreamableServer(
       );
     }
     const message = body as { method?: string; id?: Id; params?: Record<string, unknown> };
+    if (message.method === undefined && message.id !== undefined) {
+      awaitingReply.get(message.id)?.(body as Record<string, unknown>);
+      awaitingReply.delete(message.id);
+    }
     if (message.method === undefined || message.id === undefined) {
       return new Response(null, { status: 202 }); // notification or response
     }
@@ -341,7 +392,9 @@ export function startStreamableServer(
       extra["mcp-session-id"] = id;
     }
     const rpc = message as { method: string; id: Id; params?: Record<string, unknown> };
-    const answer = answerRpc(rpc);
+    const answer = rpc.method === "tools/list"
+      ? { jsonrpc: "2.0", id: rpc.id, result: { tools: SCENARIO_TOOLS } }
+      : answerRpc(rpc);
     const tool = rpc.method === "tools/call" ? String(rpc.params?.["name"]) : "";
     const args = (rpc.params?.["arguments"] ?? {}) as Record<string, unknown>;
     switch (tool) {
@@ -379,6 +432,12 @@ export function startStreamableServer(
             "<body><h1>Internal Server Error</h1>\n</body></html>",
           { status: 500, headers: { "content-type": "text/html" } },
         );
+      case "leak500":
+        // A careless server that repeats every request header in its error page.
+        return new Response(
+          Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\n"),
+          { status: 500, headers: { "content-type": "text/plain" } },
+        );
       case "wrong_type":
         return new Response("hello", { headers: { "content-type": "text/plain" } });
       case "huge":
@@ -393,6 +452,40 @@ export function startStreamableServer(
           push(sseEvent(big));
           end();
         });
+      }
+      case "elicit": {
+        const id = `elicit-${++elicitCounter}`;
+        const replied = new Promise<Record<string, unknown>>((resolve) =>
+          awaitingReply.set(id, resolve)
+        );
+        return stream((push, end) => {
+          push(sseEvent({
+            jsonrpc: "2.0",
+            id,
+            method: "elicitation/create",
+            params: {
+              message: typeof args["message"] === "string" ? args["message"] : "Who are you?",
+              requestedSchema: args["schema"] ?? {
+                type: "object",
+                properties: {
+                  name: { type: "string", default: "Ada" },
+                  age: { type: "integer", minimum: 0, default: 36 },
+                },
+                required: ["name"],
+              },
+            },
+          }));
+          replied.then((reply) => {
+            push(sseEvent({
+              jsonrpc: "2.0",
+              id: rpc.id,
+              result: {
+                content: [{ type: "text", text: JSON.stringify(reply["result"] ?? reply) }],
+              },
+            }));
+            end();
+          });
+        }, extra);
       }
       case "echo_headers":
         return json({
@@ -449,6 +542,7 @@ function parseCli(args: string[]): StreamableServerOptions {
     else if (arg === "--bearer") options.bearerToken = next();
     else if (arg === "--retry-ms") options.retryMs = Number(next());
     else if (arg === "--port") options.port = Number(next());
+    else if (arg === "--expire-after") options.expireAfterRequests = Number(next());
   }
   return options;
 }

@@ -6,6 +6,7 @@
  *   --record FILE        append every received message to FILE (JSON lines)
  *   --stderr TEXT        write TEXT to stderr at start
  *   --pidfile FILE       append this process's pid to FILE (tests check none is left)
+ *   --odd-schemas        add tools `looping` ($ref cycle) and `elsewhere` (external $ref)
  *
  * Tools: echo(message: string), add(a: number, b: number), fail (isError), broken
  * (JSON-RPC error), slow(ms),
@@ -81,6 +82,26 @@ const tools = [
     inputSchema: { type: "object" },
   })),
 ];
+
+// --odd-schemas: two more tools whose schemas the border guard must drop.
+const oddTools = [
+  {
+    name: "looping",
+    description: "Its input schema is a $ref cycle",
+    inputSchema: {
+      type: "object",
+      $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } },
+      properties: { x: { $ref: "#/$defs/a" } },
+    },
+  },
+  {
+    name: "elsewhere",
+    description: "Its input schema refers to another document",
+    inputSchema: { type: "object", properties: { x: { $ref: "https://example.com/x.json" } } },
+    outputSchema: { type: "string" },
+  },
+];
+if (args.includes("--odd-schemas")) tools.push(...(oddTools as unknown as typeof tools));
 
 async function handle(msg: Record<string, unknown>): Promise<void> {
   if (record) {

@@ -568,6 +568,26 @@ export async function readLimitedBody(
   return bytes;
 }
 
+/**
+ * Waits until every send in `sends` settled, at most `ms`. Transports call it before
+ * aborting their requests on close, so a notification already sent (such as
+ * `notifications/cancelled`) still reaches the server.
+ */
+export async function drainSends(
+  sends: Set<Promise<void>>,
+  ms: number,
+  clock: Clock = systemClock,
+): Promise<void> {
+  if (sends.size === 0) return;
+  let timer: ReturnType<Clock["setTimeout"]> | undefined;
+  const limit = new Promise<void>((resolve) => timer = clock.setTimeout(resolve, ms));
+  try {
+    await Promise.race([Promise.allSettled([...sends]), limit]);
+  } finally {
+    if (timer !== undefined) clock.clearTimeout(timer);
+  }
+}
+
 /** Parses JSON text, or throws a ProtocolError that says what was being parsed. */
 export function parseJson(text: string, what: string): unknown {
   try {
@@ -662,6 +682,7 @@ export class HttpTransport implements Transport {
   readonly #closing = new AbortController();
   #closed: Promise<void> | undefined;
   readonly #background = new Set<Promise<void>>();
+  readonly #notifying = new Set<Promise<void>>();
   #serverStream: AbortController | undefined;
 
   /**
@@ -726,7 +747,9 @@ export class HttpTransport implements Transport {
     const signal = linkSignals(this.#closing.signal, options.signal);
     if (signal.aborted) throw abortError(signal);
     if (isRequest(message) && message.method === "initialize") this.#lastInitialize = message;
-    await this.#post(message, signal, { allowReinit: true, swallow: false });
+    const posting = this.#post(message, signal, { allowReinit: true, swallow: false });
+    if (!isRequest(message)) this.#trackNotification(posting);
+    await posting;
     if (!isRequest(message) && methodOf(message) === "notifications/initialized") {
       this.#openServerStream();
     }
@@ -742,6 +765,7 @@ export class HttpTransport implements Transport {
   }
 
   async #shutdown(): Promise<void> {
+    await drainSends(this.#notifying, this.#closeTimeoutMs, this.#clock);
     this.#closing.abort(new ConnectionClosedError("connection closed"));
     const session = this.#sessionId;
     if (session !== undefined) {
@@ -781,6 +805,14 @@ export class HttpTransport implements Transport {
       headers["MCP-Protocol-Version"] = this.#protocolVersion;
     }
     return headers;
+  }
+
+  // A notification sent just before close() (notifications/cancelled after a timeout or
+  // Ctrl-C) is let through before everything is aborted.
+  #trackNotification(posting: Promise<unknown>): void {
+    const settled = posting.then(() => {}, () => {});
+    this.#notifying.add(settled);
+    void settled.finally(() => this.#notifying.delete(settled));
   }
 
   #track(task: Promise<void>): void {

@@ -18,8 +18,10 @@ import { validateHeaders } from "./headers.ts";
 import {
   abortError,
   type Clock,
+  DEFAULT_CLOSE_TIMEOUT_MS,
   discardBody,
   displayUrl,
+  drainSends,
   HttpRequester,
   HttpStatusError,
   linkSignals,
@@ -110,6 +112,7 @@ export class LegacySseTransport implements Transport {
   #reading: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
   #reported = false;
+  readonly #notifying = new Set<Promise<void>>();
   #endpointWaiter: { resolve(url: URL): void; reject(error: Error): void } | undefined;
 
   /**
@@ -222,7 +225,7 @@ export class LegacySseTransport implements Transport {
     }
     const signal = linkSignals(this.#closing.signal, options.signal);
     const rpcMethod = "method" in message ? message.method : undefined;
-    const res = await this.#requester.request({
+    const posting = this.#requester.request({
       method: "POST",
       url: endpoint,
       headers: { "Content-Type": "application/json" },
@@ -230,6 +233,13 @@ export class LegacySseTransport implements Transport {
       signal,
       rpcMethod,
     });
+    // Let a notification sent just before close() (notifications/cancelled) through.
+    if (!("id" in message) || message.id === undefined) {
+      const settled = posting.then(() => {}, () => {});
+      this.#notifying.add(settled);
+      void settled.finally(() => this.#notifying.delete(settled));
+    }
+    const res = await posting;
     if (res.status < 200 || res.status > 299) {
       throw await this.#requester.statusError(res, {
         httpMethod: "POST",
@@ -247,6 +257,7 @@ export class LegacySseTransport implements Transport {
   }
 
   async #shutdown(): Promise<void> {
+    await drainSends(this.#notifying, DEFAULT_CLOSE_TIMEOUT_MS, this.#clock);
     this.#closing.abort(new ConnectionClosedError("connection closed"));
     await this.#reading;
     this.#report(undefined);
