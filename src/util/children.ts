@@ -13,9 +13,17 @@ export function trackChild(child: Deno.ChildProcess): void {
   child.status.finally(() => live.delete(child));
 }
 
-/** Sends SIGKILL to every live child (last resort before an immediate exit). */
+/**
+ * Sends SIGKILL to every live child, and to the process group it leads if it leads one
+ * (stdio servers do), as a last resort before an immediate exit.
+ */
 export function killAllChildren(): void {
   for (const child of live) {
+    if (Deno.build.os !== "windows") {
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch { /* not a group leader, or already gone */ }
+    }
     try {
       child.kill("SIGKILL");
     } catch { /* already gone */ }

@@ -5,6 +5,11 @@
  * server never fills the pipe, and its last lines are kept for error reports. Closing
  * ends stdin, waits, sends SIGTERM, waits, then SIGKILL: the child is always reaped.
  *
+ * On POSIX systems the child leads a process group of its own, so closing also ends
+ * the helpers it started and left behind (a shell wrapper's program, a grandchild that
+ * still holds stdout open). A process that left the group on purpose (`setsid`, a
+ * daemon) is beyond reach: that is the server's doing.
+ *
  * @module
  */
 
@@ -38,6 +43,7 @@ export interface StdioTransportOptions {
 }
 
 const encoder = new TextEncoder();
+const POSIX = Deno.build.os !== "windows";
 
 /**
  * Runs a stdio MCP server as a child process.
@@ -85,6 +91,11 @@ export class StdioTransport implements Transport {
     return [...this.#stderrTail];
   }
 
+  /** The stderr tail, for error reports (`; last stderr lines: …`, or `""`). */
+  errorContext(): string {
+    return this.#tailText();
+  }
+
   /** Spawns the child and starts draining its stdout and stderr. */
   start(handlers: TransportHandlers): Promise<void> {
     this.#handlers = handlers;
@@ -98,6 +109,8 @@ export class StdioTransport implements Transport {
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
+        // Its own process group (setsid), so that close() can end what it started.
+        ...(POSIX ? { detached: true } : {}),
       }).spawn();
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) {
@@ -124,7 +137,9 @@ export class StdioTransport implements Transport {
       // Let stderr drain so the report carries the server's last words.
       await waitFor(this.#stderrDone, 500);
       this.#fail(
-        new ConnectionClosedError(`server exited (${describeStatus(status)})${this.#tailText()}`),
+        new ConnectionClosedError(
+          `server "${this.#opts.name}" exited (${describeStatus(status)})${this.#tailText()}`,
+        ),
       );
     });
     return Promise.resolve();
@@ -140,7 +155,10 @@ export class StdioTransport implements Transport {
     } catch {
       // The reader side usually knows why (exit status, stderr): prefer its report.
       const reason = await waitFor(this.#closeReason, 1000);
-      throw reason ?? new ConnectionClosedError(`cannot write to server${this.#tailText()}`);
+      throw reason ??
+        new ConnectionClosedError(
+          `cannot write to server "${this.#opts.name}"${this.#tailText()}`,
+        );
     }
   }
 
@@ -167,6 +185,8 @@ export class StdioTransport implements Transport {
       trySignal(child, "SIGKILL");
       await child.status;
     }
+    // What the server started and left in its process group goes with it.
+    killGroup(child.pid);
     // A grandchild may still hold the pipes open: stop reading rather than wait on it.
     await this.#stdoutReader?.cancel().catch(() => {});
     await this.#stderrReader?.cancel().catch(() => {});
@@ -203,18 +223,31 @@ export class StdioTransport implements Transport {
     } catch (e) {
       if (this.#closing) return;
       if (e instanceof ProtocolError) {
-        this.#fail(new ProtocolError(`${e.message} (set maxMessageBytes to raise it)`));
+        // Stop reading at once: a server blocked writing the rest of its huge line then
+        // fails (EPIPE) instead of holding up the shutdown for a whole grace period.
+        await reader.cancel().catch(() => {});
+        this.#fail(
+          new ProtocolError(
+            `server "${this.#opts.name}" sent a ${e.message} (set maxMessageBytes to raise it)` +
+              this.#tailText(),
+          ),
+        );
         void this.close();
         return;
       }
-      this.#fail(new ConnectionClosedError(`reading from server failed: ${String(e)}`));
+      this.#fail(
+        new ConnectionClosedError(
+          `reading from server "${this.#opts.name}" failed: ${String(e)}`,
+        ),
+      );
       return;
     }
     if (!this.#closing) {
       // EOF on stdout: the connection is over even if the process lives on.
       const status = await waitFor(this.#child!.status, 200);
       await waitFor(this.#stderrDone, 300);
-      const why = status ? `server exited (${describeStatus(status)})` : "server closed stdout";
+      const who = `server "${this.#opts.name}"`;
+      const why = status ? `${who} exited (${describeStatus(status)})` : `${who} closed stdout`;
       this.#fail(new ConnectionClosedError(`${why}${this.#tailText()}`));
     }
   }
@@ -272,4 +305,13 @@ function trySignal(child: Deno.ChildProcess, signal: Deno.Signal): void {
   try {
     child.kill(signal);
   } catch { /* already exited */ }
+}
+
+// Sends SIGKILL to the process group led by `pid`: whatever the server started and
+// left behind (its own exit has been awaited by then). ESRCH means nobody is left.
+function killGroup(pid: number): void {
+  if (!POSIX) return;
+  try {
+    Deno.kill(-pid, "SIGKILL");
+  } catch { /* the group is empty */ }
 }

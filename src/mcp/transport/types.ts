@@ -81,6 +81,11 @@ export interface Transport {
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
   /** Closes the channel and releases everything. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Context to append to an error report about this connection (a timeout, a refused
+   * protocol version), e.g. `; last stderr lines: …` of a stdio server; `""` if none.
+   */
+  errorContext?(): string;
 }
 
 /** A parsed `WWW-Authenticate: Bearer` challenge (what a 401/403 said). */
