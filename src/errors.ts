@@ -86,10 +86,13 @@ export class RpcError extends ServerError {
   readonly code: number;
   /** JSON-RPC error data, untrusted. */
   readonly data: unknown;
+  /** The error's own message, without the code prefix (what goes back on the wire). */
+  readonly rpcMessage: string;
   constructor(code: number, message: string, data?: unknown) {
     super(`JSON-RPC error ${code}: ${message}`);
     this.code = code;
     this.data = data;
+    this.rpcMessage = message;
   }
 }
 

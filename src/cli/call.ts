@@ -128,6 +128,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     const tool = findTool(entry.name, sel.tool, tools, rejected.map((r) => r.name));
     const args = await parseToolArgs(sel.pairs, tool.inputSchema, base ? { base } : {});
     if (v["no-validate"] !== true) {
+      const { guardSchema } = await import("../mcp/schema_guard.ts");
+      const guarded = guardSchema(tool.inputSchema);
+      if (guarded.dropped) {
+        throw new ArgumentError(
+          `cannot validate arguments for ${label}: its inputSchema was dropped (${guarded.dropped})`,
+          { hint: "--no-validate sends the arguments as is" },
+        );
+      }
       const { validateArguments, formatProblems } = await import("../mcp/schema_validate.ts");
       const problems = await validateArguments(tool.inputSchema, args);
       if (problems.length > 0) {

@@ -51,7 +51,11 @@ export function commandHelp(spec: CommandSpec): string {
 
 ${spec.summary}.
 ${spec.details ? `\n${spec.details}\n` : ""}
-${spec.options.some((o) => !o.hidden) ? `Options:\n${formatOptions(spec.options)}\n\n` : ""}Global options:
+${
+    spec.options.some((o) => !o.hidden)
+      ? `Options:\n${formatOptions(spec.options)}\n\n`
+      : ""
+  }Global options:
 ${formatOptions(GLOBAL_OPTIONS)}
 `;
 }

@@ -17,6 +17,7 @@ import {
   type ToolInfo,
 } from "../mcp/manager.ts";
 import type { RejectedTool } from "../mcp/names.ts";
+import { guardToolSchemas } from "../mcp/schema_guard.ts";
 import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
 import type { CommandContext } from "./commands.ts";
 import { connectOptions, loadServers, selectServers } from "./servers.ts";
@@ -41,9 +42,11 @@ export interface ListedTool {
   route: string;
   title?: string;
   description?: string;
-  inputSchema: Record<string, unknown>;
+  /** Absent when the border guard dropped it (then `schemaNotes` says why). */
+  inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  schemaNotes?: string[];
 }
 
 /** Runs `list`. */
@@ -129,15 +132,15 @@ async function listOne(
 }
 
 function listedTool(server: string, t: ToolInfo): ListedTool {
-  const tool: ListedTool = {
-    name: t.name,
-    route: `mcp__${server}__${t.name}`,
-    inputSchema: t.inputSchema,
-  };
+  // Schemas pass the same border guard as everywhere else they are shown.
+  const guarded = guardToolSchemas(t);
+  const tool: ListedTool = { name: t.name, route: `mcp__${server}__${t.name}` };
   if (typeof t.title === "string") tool.title = t.title;
   if (typeof t.description === "string") tool.description = t.description;
-  if (t.outputSchema && typeof t.outputSchema === "object") tool.outputSchema = t.outputSchema;
+  if (guarded.inputSchema) tool.inputSchema = guarded.inputSchema;
+  if (guarded.outputSchema) tool.outputSchema = guarded.outputSchema;
   if (t.annotations && typeof t.annotations === "object") tool.annotations = t.annotations;
+  if (guarded.notes.length) tool.schemaNotes = guarded.notes;
   return tool;
 }
 

@@ -8,7 +8,6 @@
 import {
   ConnectionClosedError,
   InterruptedError,
-  McpctlError,
   ProtocolError,
   RpcError,
   TimeoutError,
@@ -391,7 +390,11 @@ export class Client {
         reply = { jsonrpc: "2.0", id, result: await handler(params, { server: this.#opts.name }) };
       } catch (e) {
         const code = e instanceof RpcError ? e.code : -32603;
-        const message = e instanceof McpctlError || e instanceof Error ? e.message : String(e);
+        const message = e instanceof RpcError
+          ? e.rpcMessage
+          : e instanceof Error
+          ? e.message
+          : String(e);
         reply = { jsonrpc: "2.0", id, error: { code, message } };
       } finally {
         if (held) this.#answering--;
