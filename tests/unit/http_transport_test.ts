@@ -7,14 +7,9 @@ import {
   ServerError,
   TimeoutError,
 } from "../../src/errors.ts";
-import {
-  displayUrl,
-  HttpStatusError,
-  HttpTransport,
-  type HttpTransportOptions,
-  NetworkError,
-  sameOrigin,
-} from "../../src/mcp/transport/http.ts";
+import { HttpTransport, type HttpTransportOptions } from "../../src/mcp/transport/http.ts";
+import { HttpStatusError, NetworkError } from "../../src/mcp/transport/http_errors.ts";
+import { displayUrl, sameOrigin } from "../../src/mcp/transport/http_url.ts";
 import type {
   AuthProvider,
   BearerChallenge,
@@ -314,7 +309,10 @@ Deno.test("http: HTTP 500 with an HTML page is a ServerError with status and exc
     );
     assert.equal(e.status, 500);
     assert.equal(e.exitCode, ExitCode.server);
-    assert.match(e.message, /HTTP 500 Internal Server Error: <html> <head><title>500/);
+    assert.match(
+      e.message,
+      /HTTP 500 Internal Server Error: 500 Internal Server Error Internal Server Error$/,
+    );
     assert.ok(e.message.includes(server.url));
     assert.ok(!/[\r\n]/.test(e.message));
     await h.transport.close();
@@ -329,6 +327,55 @@ Deno.test("http: the excerpt of an error body is cut to about 200 characters", a
   assert.equal(e.status, 502);
   assert.ok(e.message.endsWith("E…"), e.message);
   assert.ok(e.message.length < 320);
+  await h.transport.close();
+});
+
+Deno.test("http: an HTML error page is excerpted as text, secrets redacted before the cut", async () => {
+  const page = (text: string) =>
+    "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title>\n" +
+    "<style>\nbody { color: red }\n</style></head>\n<body>\n" +
+    "<!-- upstream header-secret-value -->\n<script>var k = 'header-secret-value';</script>\n" +
+    '<h1>Bad   Gateway</h1>\n<p class="x" data-k="header-secret-value">' + text +
+    "</p>\n</body></html>";
+  let body = "";
+  const fakeFetch: typeof fetch = () =>
+    Promise.resolve(
+      new Response(body, { status: 502, headers: { "content-type": "text/html; charset=utf-8" } }),
+    );
+  const h = await open("http://127.0.0.1:9/mcp", {
+    fetch: fakeFetch,
+    headers: { "X-Api-Key": "header-secret-value", "X-Words": "alpha beta gamma" },
+  });
+
+  body = page("Tom &amp; Jerry &lt;3 &#8230; key\n\t header-secret-value");
+  let e = await rejectsAs(h.transport.send(INIT), HttpStatusError);
+  assert.ok(
+    e.message.endsWith(
+      "HTTP 502 Bad Gateway: 502 Bad Gateway Bad Gateway Tom & Jerry <3 \u2026 key <redacted>",
+    ),
+    e.message,
+  );
+
+  // A secret that only becomes whole when whitespace is folded, right where the cut
+  // falls: redacted before the cut, so no prefix of it shows.
+  body = page("x".repeat(166) + " alpha beta\n   gamma and more text after it");
+  e = await rejectsAs(h.transport.send(INIT), HttpStatusError);
+  assert.ok(!e.message.includes("alpha"), e.message);
+  assert.ok(e.message.endsWith(`Bad Gateway ${"x".repeat(166)} <reda…`), e.message);
+  await h.transport.close();
+});
+
+Deno.test("http: a non-HTML error body keeps its angle brackets", async () => {
+  const fakeFetch: typeof fetch = () =>
+    Promise.resolve(
+      new Response('{"error": "expected <string>, got a < b"}', {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      }),
+    );
+  const h = await open("http://127.0.0.1:9/mcp", { fetch: fakeFetch });
+  const e = await rejectsAs(h.transport.send(INIT), HttpStatusError);
+  assert.ok(e.message.endsWith(': {"error": "expected <string>, got a < b"}'), e.message);
   await h.transport.close();
 });
 

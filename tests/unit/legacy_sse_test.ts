@@ -6,7 +6,8 @@ import {
   ServerError,
   TimeoutError,
 } from "../../src/errors.ts";
-import { HttpStatusError, HttpTransport, NetworkError } from "../../src/mcp/transport/http.ts";
+import { HttpTransport } from "../../src/mcp/transport/http.ts";
+import { HttpStatusError, NetworkError } from "../../src/mcp/transport/http_errors.ts";
 import {
   LegacySseTransport,
   type LegacySseTransportOptions,

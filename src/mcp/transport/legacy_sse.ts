@@ -19,18 +19,15 @@ import {
   abortError,
   type Clock,
   DEFAULT_CLOSE_TIMEOUT_MS,
-  discardBody,
-  displayUrl,
   drainSends,
-  HttpRequester,
-  HttpStatusError,
   linkSignals,
-  mediaType,
-  parseJson,
   raceAbort,
-  sameOrigin,
   systemClock,
-} from "./http.ts";
+} from "./abort.ts";
+import { discardBody, mediaType, parseJson } from "./http_body.ts";
+import { HttpStatusError } from "./http_errors.ts";
+import { HttpRequester } from "./http_request.ts";
+import { displayUrl, sameOrigin } from "./http_url.ts";
 import { SseDecoder, SseTooLargeError } from "./sse.ts";
 import type {
   AuthProvider,
@@ -51,7 +48,7 @@ export const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
  * @example
  * ```ts
  * import { shouldFallBackToSse } from "./legacy_sse.ts";
- * import { HttpStatusError } from "./http.ts";
+ * import { HttpStatusError } from "./http_errors.ts";
  * const e = new HttpStatusError("x", { status: 405, httpMethod: "POST", rpcMethod: "initialize" });
  * shouldFallBackToSse(e); // true
  * ```
