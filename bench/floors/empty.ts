@@ -1,0 +1,1 @@
+// Floor: `deno run` of a script that does nothing. Intentionally empty.
