@@ -11,10 +11,9 @@
 import type { OAuthSettings } from "../config/types.ts";
 import { AuthRequiredError } from "../errors.ts";
 import type { AuthProvider, BearerChallenge } from "../mcp/transport/types.ts";
-import { createSignIn, refreshFlow, type SignIn } from "./flow.ts";
+import type { SignIn } from "./flow.ts";
 import type { CredentialStore, StoredCredential, StoreKey } from "./store.ts";
-import { registrationStoreFor } from "./store.ts";
-import { needsRefresh } from "./tokens.ts";
+import { needsRefresh } from "./expiry.ts";
 import type { CallbackListener, ClientRegistration, FetchLike, TokenSet } from "./types.ts";
 
 /** How an interactive sign-in shows the authorization URL and receives the code. */
@@ -151,6 +150,8 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
         return withoutTokens(current);
       }
       try {
+        // The OAuth flows load only when a refresh or sign-in really happens.
+        const { refreshFlow } = await import("./flow.ts");
         const result = await refreshFlow({
           ...base,
           refreshToken: cur.refreshToken,
@@ -178,6 +179,10 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
   }
 
   async function signInNow(challenge: BearerChallenge | undefined): Promise<boolean> {
+    const [{ createSignIn }, { registrationStoreFor }] = await Promise.all([
+      import("./flow.ts"),
+      import("./store.ts"),
+    ]);
     signIn ??= createSignIn({
       ...base,
       store: registrationStoreFor(options.store, options.serverUrl),

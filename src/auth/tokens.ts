@@ -15,8 +15,7 @@ import { parseOAuthError, parseTokenResponse } from "./schemas.ts";
 import type { AuthLog, Clock, FetchLike, TokenClient, TokenSet } from "./types.ts";
 import { describeUrl } from "./urls.ts";
 
-/** Refresh this long before expiry, so a token does not expire in flight. */
-export const REFRESH_MARGIN_MS = 60_000;
+export { needsRefresh, REFRESH_MARGIN_MS } from "./expiry.ts";
 
 /** Parameters of the authorization request (RFC 6749 §4.1.1 + PKCE + RFC 8707). */
 export interface AuthorizationRequest {
@@ -155,11 +154,6 @@ export function requestClientCredentialsToken(
     requestedScope: options.scope,
     secrets: [],
   });
-}
-
-/** True when the access token expires within a minute (or has expired). */
-export function needsRefresh(tokens: TokenSet, now: number): boolean {
-  return tokens.expiresAt !== undefined && now >= tokens.expiresAt - REFRESH_MARGIN_MS;
 }
 
 async function tokenRequest(

@@ -88,6 +88,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
   const maxTimeMs = intOption(v, "max-time");
+  // Load the validator while the server starts; it is needed only after tools/list.
+  const validation = v["no-validate"] === true
+    ? undefined
+    : Promise.all([import("../mcp/schema_guard.ts"), import("../mcp/schema_validate.ts")]);
   const base = await readBaseArgs(ctx);
   const label = `${entry.name}.${sel.tool}`;
   const verbose = v.verbose === true;
@@ -127,8 +131,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     const { tools, rejected } = await listTools(client, entry.name, { signal: ctx.signal });
     const tool = findTool(entry.name, sel.tool, tools, rejected.map((r) => r.name));
     const args = await parseToolArgs(sel.pairs, tool.inputSchema, base ? { base } : {});
-    if (v["no-validate"] !== true) {
-      const { guardSchema } = await import("../mcp/schema_guard.ts");
+    if (validation) {
+      const [{ guardSchema }, { validateArguments, formatProblems }] = await validation;
       const guarded = guardSchema(tool.inputSchema);
       if (guarded.dropped) {
         throw new ArgumentError(
@@ -136,7 +140,6 @@ export async function run(ctx: CommandContext): Promise<number> {
           { hint: "--no-validate sends the arguments as is" },
         );
       }
-      const { validateArguments, formatProblems } = await import("../mcp/schema_validate.ts");
       const problems = await validateArguments(tool.inputSchema, args);
       if (problems.length > 0) {
         throw new ArgumentError(formatProblems(label, problems), {

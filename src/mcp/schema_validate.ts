@@ -1,7 +1,8 @@
 /**
  * Validates tool arguments against a tool's `inputSchema` before anything is sent.
- * The validator (`@cfworker/json-schema`: no code generation, small, well kept) is
- * imported only when a call validates, so no other command pays for it.
+ * The validator (`@cfworker/json-schema`: no code generation, small, well kept) comes
+ * in with this module, which only `call` imports — and it starts that import while the
+ * server boots, so no other command pays for it and `call` barely does.
  *
  * Dialects: 2020-12 when `$schema` is absent (MCP 2025-11-25), and draft-04, draft-07
  * and 2019-09 when named (many real servers send draft-07). Anything else is a clear
@@ -10,6 +11,7 @@
  * @module
  */
 
+import { Validator } from "@cfworker/json-schema";
 import { ArgumentError } from "../errors.ts";
 
 /** Dialects the validator supports. */
@@ -56,7 +58,6 @@ export async function validateArguments(
   args: unknown,
 ): Promise<ArgumentProblem[]> {
   const dialect = dialectOf(schema);
-  const { Validator } = await import("@cfworker/json-schema");
   let result;
   try {
     result = new Validator(schema as never, dialect, false).validate(args);
