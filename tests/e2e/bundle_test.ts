@@ -6,12 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { fixture, ROOT, tempConfig, testdata } from "../helpers/cli.ts";
+import { startProtectedServer } from "../../testdata/auth/protected_server.ts";
 
-async function run(cmd: string, args: string[], cwd = ROOT) {
+async function run(cmd: string, args: string[], cwd = ROOT, env: Record<string, string> = {}) {
   const out = await new Deno.Command(cmd, {
     args,
     cwd,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -22,8 +23,15 @@ async function run(cmd: string, args: string[], cwd = ROOT) {
   };
 }
 
-Deno.test("bundle: builds and runs list and call under the compile permission set", async () => {
-  await using cfg = await tempConfig({ servers: { fx: fixture() } });
+Deno.test("bundle: builds and runs list, call and login under the compile permission set", async () => {
+  const started = startProtectedServer();
+  await using srv = Object.assign(started, { [Symbol.asyncDispose]: () => started.close() });
+  await using cfg = await tempConfig({ servers: { fx: fixture(), svc: { url: srv.url } } });
+  // Sign-in state goes to a temp dir; the "browser" just follows redirects.
+  const env = {
+    MCPCTL_HOME: `${cfg.dir}/home`,
+    BROWSER: `sh ${testdata("auth/follow_redirects.sh")}`,
+  };
   const bundle = `${cfg.dir}/mcpctl.js`;
   const built = await run(Deno.execPath(), [
     "bundle",
@@ -38,15 +46,20 @@ Deno.test("bundle: builds and runs list and call under the compile permission se
   // -P=mcpctl with deno.json: the named set and nothing else. Run from another
   // directory, as a user would.
   const mcpctl = (...args: string[]) =>
-    run(Deno.execPath(), [
-      "run",
-      "-q",
-      "-P=mcpctl",
-      "--config",
-      `${ROOT}/deno.json`,
-      bundle,
-      ...args,
-    ], cfg.dir);
+    run(
+      Deno.execPath(),
+      [
+        "run",
+        "-q",
+        "-P=mcpctl",
+        "--config",
+        `${ROOT}/deno.json`,
+        bundle,
+        ...args,
+      ],
+      cfg.dir,
+      env,
+    );
   const version = await mcpctl("--version");
   assert.equal(version.code, 0, version.stderr);
   assert.match(version.stdout, /^mcpctl \d+\.\d+\.\d+ \(deno 2\.9\.6, /);
@@ -65,6 +78,18 @@ Deno.test("bundle: builds and runs list and call under the compile permission se
     "name=x",
   );
   assert.equal(demo.stdout, "Hello, x!\n", demo.stderr);
+  // The whole sign-in: discovery, registration, loopback listener, browser, token file.
+  const login = await mcpctl("login", "svc", "--config", cfg.path);
+  assert.equal(login.code, 0, login.stderr);
+  assert.match(login.stderr, /Signed in to svc/);
+  assert.equal(srv.grants("authorization_code"), 1);
+  const signedIn = await mcpctl("call", "svc", "echo", "text=hi", "--config", cfg.path);
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.equal(signedIn.stdout, "hi\n");
+  const logout = await mcpctl("logout", "svc", "--config", cfg.path);
+  assert.equal(logout.code, 0, logout.stderr);
+  const after = await mcpctl("call", "svc", "echo", "text=hi", "--config", cfg.path);
+  assert.equal(after.code, 4, after.stderr);
 });
 
 Deno.test({

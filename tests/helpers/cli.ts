@@ -5,6 +5,8 @@
  * @module
  */
 
+import { assertTaggedGone, TAG_VARIABLE } from "./processes.ts";
+
 /** Repository root. */
 export const ROOT: string = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -57,10 +59,13 @@ export function cliCommand(args: string[]): string[] {
 export async function runCli(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
   const [cmd, ...rest] = cliCommand(args);
   const started = performance.now();
+  // Every run is tagged, so a server (or grandchild) left behind fails the test that
+  // started it. A caller with its own ProcessWatch tag checks for itself.
+  const ownTag = options.env?.[TAG_VARIABLE] === undefined ? crypto.randomUUID() : undefined;
   const child = new Deno.Command(cmd!, {
     args: rest,
     cwd: options.cwd ?? ROOT,
-    env: { NO_COLOR: "1", ...options.env },
+    env: { NO_COLOR: "1", ...(ownTag ? { [TAG_VARIABLE]: ownTag } : {}), ...options.env },
     stdin: options.stdin !== undefined ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
@@ -78,6 +83,7 @@ export async function runCli(args: string[], options: RunCliOptions = {}): Promi
   }, options.killAfterMs ?? 60_000);
   try {
     const out = await child.output();
+    if (ownTag) await assertTaggedGone(ownTag);
     return {
       code: out.code,
       stdout: new TextDecoder().decode(out.stdout),

@@ -97,16 +97,7 @@ export class ProcessWatch {
   async live(): Promise<LiveProcess[]> {
     const found = new Map<number, LiveProcess>();
     if (HAS_PROC) {
-      const marker = new TextEncoder().encode(`${TAG_VARIABLE}=${this.tag}\0`);
-      for await (const entry of Deno.readDir("/proc")) {
-        if (!/^\d+$/.test(entry.name)) continue;
-        const pid = Number(entry.name);
-        const environ = await readProc(pid, "environ");
-        if (environ === undefined || !contains(environ, marker)) continue;
-        const state = await stateOf(pid);
-        if (state === undefined || state === "Z" || state === "X") continue;
-        found.set(pid, { pid, command: await commandOf(pid) });
-      }
+      for (const p of await findTagged(this.tag)) found.set(p.pid, p);
     } else {
       for (const pid of await this.recordedPids()) {
         if (await aliveByKill(pid)) found.set(pid, { pid, command: "?" });
@@ -151,6 +142,46 @@ export class ProcessWatch {
       await Deno.remove(this.#dir, { recursive: true }).catch(() => {});
     }
   }
+}
+
+/** Live (not zombie) processes whose environment carries `tag`; empty where `/proc` is missing. */
+export async function findTagged(tag: string): Promise<LiveProcess[]> {
+  if (!HAS_PROC) return [];
+  const marker = new TextEncoder().encode(`${TAG_VARIABLE}=${tag}\0`);
+  const found: LiveProcess[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
+    const environ = await readProc(pid, "environ");
+    if (environ === undefined || !contains(environ, marker)) continue;
+    const state = await stateOf(pid);
+    if (state === undefined || state === "Z" || state === "X") continue;
+    found.push({ pid, command: await commandOf(pid) });
+  }
+  return found;
+}
+
+/**
+ * Fails (after killing them) when processes tagged `tag` are still alive once `graceMs`
+ * has passed: what every `runCli` checks after the CLI exited.
+ */
+export async function assertTaggedGone(tag: string, graceMs = 2000): Promise<void> {
+  const until = Date.now() + graceMs;
+  let left = await findTagged(tag);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = await findTagged(tag);
+  }
+  if (left.length === 0) return;
+  for (const p of left) {
+    try {
+      Deno.kill(p.pid, "SIGKILL");
+    } catch { /* gone */ }
+  }
+  throw new Error(
+    `mcpctl left ${left.length} process(es) running (now killed):\n` +
+      left.map((p) => `  ${p.pid} ${p.command}`).join("\n"),
+  );
 }
 
 function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
