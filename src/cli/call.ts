@@ -155,6 +155,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       });
       return ExitCode.ok;
     }
+    await client.settle();
     const progress = createProgress(ctx.out, ctx.out.stderrIsTerminal && !quiet, label);
     let result: unknown;
     try {

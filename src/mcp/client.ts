@@ -126,6 +126,7 @@ export class Client {
   #server: ServerInfo | undefined;
   /** Server requests being answered right now (see RequestHandler). */
   #answering = 0;
+  #lastAnsweredAt: number | undefined;
 
   constructor(transport: Transport, options: ClientOptions) {
     this.transport = transport;
@@ -403,6 +404,20 @@ export class Client {
     }
     if (this.#closedError) return;
     await this.transport.send(reply, this.#sendOptions()).catch(() => {});
+    if (method !== "ping") this.#lastAnsweredAt = this.#clock.now();
+  }
+
+  /**
+   * Lets the server finish acting on what it asked for. A server that asks for
+   * `roots/list` right after `initialized` applies the answer asynchronously; a tool
+   * call sent the same instant can race it. When the server asked something other than
+   * `ping` (and only then), this waits until those answers are `ms` old.
+   */
+  async settle(ms = 50): Promise<void> {
+    while (this.#answering > 0) await new Promise((r) => setTimeout(r, 5));
+    if (this.#lastAnsweredAt === undefined) return;
+    const wait = this.#lastAnsweredAt + ms - this.#clock.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }
 

@@ -177,3 +177,25 @@ Deno.test("client: close fails pending requests at once", async () => {
   await assert.rejects(() => p, /exit code 1/);
   await c.close();
 });
+
+Deno.test("client: settle waits only after the server asked something", async () => {
+  const quiet = new Client(new FakeTransport(standardServer()), { name: "s" });
+  await quiet.connect();
+  let t0 = performance.now();
+  await quiet.settle(200);
+  assert.ok(performance.now() - t0 < 50, "no server request: no wait");
+  await quiet.close();
+
+  const t = new FakeTransport(standardServer());
+  const c = new Client(t, {
+    name: "s",
+    requestHandlers: { "roots/list": () => Promise.resolve({ roots: [] }) },
+  });
+  await c.connect();
+  t.reply({ jsonrpc: "2.0", id: "r1", method: "roots/list" });
+  await new Promise((r) => setTimeout(r, 0));
+  t0 = performance.now();
+  await c.settle(100);
+  assert.ok(performance.now() - t0 >= 80, "waited for the answer to age");
+  await c.close();
+});
