@@ -140,7 +140,7 @@ export async function run(ctx: CommandContext): Promise<number> {
           { hint: "--no-validate sends the arguments as is" },
         );
       }
-      const problems = await validateArguments(tool.inputSchema, args);
+      const problems = validateArguments(tool.inputSchema, args);
       if (problems.length > 0) {
         throw new ArgumentError(formatProblems(label, problems), {
           hint: `'mcpctl list ${entry.name} --json' shows the schema; nothing was sent`,

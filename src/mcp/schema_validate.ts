@@ -50,13 +50,13 @@ export interface ArgumentProblem {
  * @example
  * ```ts ignore
  * import { validateArguments } from "./schema_validate.ts";
- * await validateArguments({ type: "object", required: ["a"] }, {}); // [{ path: "", message: … }]
+ * validateArguments({ type: "object", required: ["a"] }, {}); // [{ path: "", message: … }]
  * ```
  */
-export async function validateArguments(
+export function validateArguments(
   schema: Record<string, unknown>,
   args: unknown,
-): Promise<ArgumentProblem[]> {
+): ArgumentProblem[] {
   const dialect = dialectOf(schema);
   let result;
   try {
