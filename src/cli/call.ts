@@ -6,10 +6,11 @@
 
 import { ArgumentError, ConfigError, ExitCode, RpcError, UsageError } from "../errors.ts";
 import { type Client, isRecord } from "../mcp/client.ts";
-import { connectServer, listTools, type ToolInfo } from "../mcp/manager.ts";
+import { connectServer, listTools } from "../mcp/manager.ts";
 import { parseRoute } from "../mcp/names.ts";
 import { stripTerminal } from "../mcp/sanitize.ts";
-import { closest, intOption } from "./args.ts";
+import { intOption } from "./args.ts";
+import { findTool } from "./find_tool.ts";
 import type { CommandContext } from "./commands.ts";
 import { createProgress } from "./progress.ts";
 import { renderResult } from "./render_result.ts";
@@ -190,21 +191,4 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     await client?.close();
   }
-}
-
-function findTool(server: string, name: string, tools: ToolInfo[], rejected: string[]): ToolInfo {
-  const tool = tools.find((t) => t.name === name);
-  if (tool) return tool;
-  if (rejected.includes(name)) {
-    throw new UsageError(
-      `tool '${name}' of server '${server}' cannot be addressed (invalid or duplicate name)`,
-    );
-  }
-  const close = closest(name, tools.map((t) => t.name));
-  throw new UsageError(
-    `unknown tool '${name}' on server '${server}'${
-      close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(", ")}?` : ""
-    }`,
-    { hint: `'mcpctl list ${server}' shows its ${tools.length} tools` },
-  );
 }

@@ -6,11 +6,12 @@
  * @module
  */
 
-import { AuthRequiredError, ExitCode, TimeoutError, UsageError } from "../errors.ts";
-import { describeError, type ToolInfo } from "../mcp/manager.ts";
+import { ExitCode, UsageError } from "../errors.ts";
+import { describeError } from "../mcp/manager.ts";
 import { parseRoute } from "../mcp/names.ts";
 import { stripTerminal } from "../mcp/sanitize.ts";
-import { closest } from "./args.ts";
+import { findTool } from "./find_tool.ts";
+import { strictExitCode } from "./list.ts";
 import type { CommandContext } from "./commands.ts";
 import { serverConnectOptions, usable } from "./one_server.ts";
 import { findServer, loadServers, selectServers } from "./servers.ts";
@@ -76,7 +77,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   if (ctx.signal.aborted) throw ctx.signal.reason;
   if (!found.ok) throw found.error;
-  const tool = pickTool(entry.name, sel.tool, found.tools, found.rejected.map((r) => r.name));
+  const tool = findTool(entry.name, sel.tool, found.tools, found.rejected.map((r) => r.name));
   const view = toolView(entry.name, tool);
   if (ctx.values.json === true) await ctx.out.json(view);
   else await ctx.out.result(renderToolView(view));
@@ -117,29 +118,8 @@ export async function listSchemas(ctx: CommandContext): Promise<number> {
       await ctx.out.error(`mcpctl: ${r.entry.name}: ${stripTerminal(describeError(r.error))}\n`);
     }
   }
-  if (ctx.values.strict === true && failures.length > 0) {
-    if (failures.every((f) => f instanceof TimeoutError)) return ExitCode.timeout;
-    if (failures.every((f) => f instanceof AuthRequiredError)) return ExitCode.auth;
-    return ExitCode.server;
-  }
+  if (ctx.values.strict === true && failures.length > 0) return strictExitCode(failures);
   return ExitCode.ok;
-}
-
-function pickTool(server: string, name: string, tools: ToolInfo[], rejected: string[]): ToolInfo {
-  const tool = tools.find((t) => t.name === name);
-  if (tool) return tool;
-  if (rejected.includes(name)) {
-    throw new UsageError(
-      `tool '${name}' of server '${server}' cannot be addressed (invalid or duplicate name)`,
-    );
-  }
-  const close = closest(name, tools.map((t) => t.name));
-  throw new UsageError(
-    `unknown tool '${name}' on server '${server}'${
-      close.length ? `; did you mean ${close.map((c) => `'${c}'`).join(", ")}?` : ""
-    }`,
-    { hint: `'mcpctl list ${server}' shows its ${tools.length} tools` },
-  );
 }
 
 async function printWarnings(ctx: CommandContext, found: CatalogEntry): Promise<void> {

@@ -83,7 +83,7 @@ export async function run(ctx: CommandContext): Promise<number> {
  * With `--strict`: 5 when every failure was a timeout, 4 when every one needs sign-in,
  * else 3.
  */
-function strictExitCode(failures: unknown[]): number {
+export function strictExitCode(failures: unknown[]): number {
   if (failures.every((f) => f instanceof TimeoutError)) return ExitCode.timeout;
   if (failures.every((f) => f instanceof AuthRequiredError)) return ExitCode.auth;
   return ExitCode.server;

@@ -9,13 +9,7 @@
  */
 
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../config/types.ts";
-import {
-  ConfigError,
-  ConnectionClosedError,
-  ProtocolError,
-  ServerError,
-  TimeoutError,
-} from "../../errors.ts";
+import { ConnectionClosedError, ProtocolError, ServerError, TimeoutError } from "../../errors.ts";
 import {
   abortError,
   type Clock,
@@ -31,7 +25,7 @@ import { discardBody, mediaType } from "./http_body.ts";
 import { EXCERPT_CHARS, HttpStatusError, messageOf, stripControl } from "./http_errors.ts";
 import { HttpRequester } from "./http_request.ts";
 import { runServerStream, type StreamContext } from "./http_stream.ts";
-import { displayUrl } from "./http_url.ts";
+import { displayUrl, parseServerUrl } from "./http_url.ts";
 import type {
   AuthProvider,
   JsonRpcMessage,
@@ -125,15 +119,7 @@ export class HttpTransport implements Transport {
    * @throws {ConfigError} on a URL that is not http(s) or invalid headers.
    */
   constructor(options: HttpTransportOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.url);
-    } catch {
-      throw new ConfigError(`invalid server URL ${displayUrl(options.url)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new ConfigError(`server URL must use http or https, not ${url.protocol}`);
-    }
+    const url = parseServerUrl(options.url);
     this.#url = url;
     this.description = `http: ${displayUrl(url)}`;
     const headers = options.headers ?? {};

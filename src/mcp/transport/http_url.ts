@@ -6,6 +6,8 @@
  * @module
  */
 
+import { ConfigError } from "../../errors.ts";
+
 /**
  * True when both URLs have the same origin (scheme, host, port). URLs without a
  * tuple origin (e.g. `data:`) are never same-origin.
@@ -80,4 +82,21 @@ function decodeSafe(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * Parses a server URL for a transport: http or https only. Throws ConfigError (the URL
+ * shown without credentials or query) otherwise.
+ */
+export function parseServerUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`invalid server URL ${displayUrl(text)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`server URL must use http or https, not ${url.protocol}`);
+  }
+  return url;
 }

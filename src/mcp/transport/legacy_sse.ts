@@ -7,13 +7,7 @@
  */
 
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../config/types.ts";
-import {
-  ConfigError,
-  ConnectionClosedError,
-  McpctlError,
-  ProtocolError,
-  TimeoutError,
-} from "../../errors.ts";
+import { ConnectionClosedError, McpctlError, ProtocolError, TimeoutError } from "../../errors.ts";
 import { validateHeaders } from "./headers.ts";
 import {
   abortError,
@@ -27,7 +21,7 @@ import {
 import { discardBody, mediaType, parseJson } from "./http_body.ts";
 import { HttpStatusError } from "./http_errors.ts";
 import { HttpRequester } from "./http_request.ts";
-import { displayUrl, sameOrigin } from "./http_url.ts";
+import { displayUrl, parseServerUrl, sameOrigin } from "./http_url.ts";
 import { SseDecoder, SseTooLargeError } from "./sse.ts";
 import type {
   AuthProvider,
@@ -118,15 +112,7 @@ export class LegacySseTransport implements Transport {
    * @throws {ConfigError} on a URL that is not http(s) or invalid headers.
    */
   constructor(options: LegacySseTransportOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.url);
-    } catch {
-      throw new ConfigError(`invalid server URL ${displayUrl(options.url)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new ConfigError(`server URL must use http or https, not ${url.protocol}`);
-    }
+    const url = parseServerUrl(options.url);
     this.#url = url;
     this.description = `sse: ${displayUrl(url)}`;
     const headers = options.headers ?? {};
