@@ -89,7 +89,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
   const maxTimeMs = intOption(v, "max-time");
-  // Load the validator while the server starts; it is needed only after tools/list.
+  // Load the validator while the server starts; it is needed only after tools/list. (The
+  // full, npm one loads later, and only for a schema outside the simple subset.)
   const validation = v["no-validate"] === true
     ? undefined
     : Promise.all([import("../mcp/schema_guard.ts"), import("../mcp/schema_validate.ts")]);
@@ -141,7 +142,7 @@ export async function run(ctx: CommandContext): Promise<number> {
           { hint: "--no-validate sends the arguments as is" },
         );
       }
-      const problems = validateArguments(tool.inputSchema, args);
+      const problems = await validateArguments(tool.inputSchema, args);
       if (problems.length > 0) {
         throw new ArgumentError(formatProblems(label, problems), {
           hint: `'mcpctl list ${entry.name} --json' shows the schema; nothing was sent`,
