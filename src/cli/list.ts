@@ -59,7 +59,11 @@ export async function run(ctx: CommandContext): Promise<number> {
   options.auth = authResolver(ctx, set, { interactive: login });
   const failures: unknown[] = [];
   const listed = await Promise.all(selected.map(async (entry) => {
-    const result = await listOne(entry, options, ctx.signal, login);
+    const result = await listOne(entry, options, {
+      signal: ctx.signal,
+      login,
+      schemas: ctx.values.json === true,
+    });
     if (result.failure !== undefined) failures.push(result.failure);
     return result.listed;
   }));
@@ -92,9 +96,9 @@ export function strictExitCode(failures: unknown[]): number {
 async function listOne(
   entry: ServerEntry,
   options: ReturnType<typeof connectOptions>,
-  signal: AbortSignal,
-  login: boolean,
+  how: { signal: AbortSignal; login: boolean; schemas: boolean },
 ): Promise<{ listed: ListedServer; failure?: unknown }> {
+  const { signal, login } = how;
   const listed = (status: ServerStatus, extra: Partial<ListedServer> = {}): ListedServer => ({
     name: entry.name,
     status,
@@ -116,7 +120,7 @@ async function listOne(
       listed: listed("connected", {
         transport: client.transport.kind,
         server: { ...info.serverInfo, protocolVersion: info.protocolVersion },
-        tools: tools.map((t) => listedTool(entry.name, t)),
+        tools: tools.map((t) => listedTool(entry.name, t, how.schemas)),
         ...(rejected.length ? { rejectedTools: rejected } : {}),
         ...(warnings.length ? { warnings } : {}),
       }),
@@ -131,15 +135,17 @@ async function listOne(
   }
 }
 
-function listedTool(server: string, t: ToolInfo): ListedTool {
-  // Schemas pass the same border guard as everywhere else they are shown.
-  const guarded = guardToolSchemas(t);
+function listedTool(server: string, t: ToolInfo, schemas: boolean): ListedTool {
   const tool: ListedTool = { name: t.name, route: `mcp__${server}__${t.name}` };
   if (typeof t.title === "string") tool.title = t.title;
   if (typeof t.description === "string") tool.description = t.description;
+  // The human listing shows no schema: guard them only when they are printed (--json),
+  // with the same border guard as everywhere else schemas are shown.
+  if (t.annotations && typeof t.annotations === "object") tool.annotations = t.annotations;
+  if (!schemas) return tool;
+  const guarded = guardToolSchemas(t);
   if (guarded.inputSchema) tool.inputSchema = guarded.inputSchema;
   if (guarded.outputSchema) tool.outputSchema = guarded.outputSchema;
-  if (t.annotations && typeof t.annotations === "object") tool.annotations = t.annotations;
   if (guarded.notes.length) tool.schemaNotes = guarded.notes;
   return tool;
 }
