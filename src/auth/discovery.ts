@@ -178,6 +178,27 @@ export async function discover(options: DiscoveryOptions): Promise<Authorization
         "authorization server",
     );
   }
+  const { as, url } = await discoverIssuer(issuer, options);
+  return {
+    ...base,
+    resource: canonicalResource(prm.resource),
+    prm,
+    prmUrl,
+    as,
+    asMetadataUrl: url,
+  };
+}
+
+/**
+ * Fetches the metadata of a known issuer (RFC 8414 / OpenID locations, in the MCP
+ * order) and checks it: the issuer must match, and every endpoint must be https or
+ * loopback. Throws AuthRequiredError when it is unsafe to use, ServerError when no
+ * location answers with metadata.
+ */
+export async function discoverIssuer(
+  issuer: string,
+  options: Omit<DiscoveryOptions, "serverUrl" | "challenge" | "protocolVersion">,
+): Promise<{ as: AsMetadata; url: string }> {
   requireSecureUrl(issuer, "authorization server");
   const tried: string[] = [];
   for (const url of authorizationServerMetadataUrls(issuer)) {
@@ -191,14 +212,7 @@ export async function discover(options: DiscoveryOptions): Promise<Authorization
       );
     }
     checkEndpoints(as);
-    return {
-      ...base,
-      resource: canonicalResource(prm.resource),
-      prm,
-      prmUrl,
-      as,
-      asMetadataUrl: url,
-    };
+    return { as, url };
   }
   throw new ServerError(
     `authorization server ${describeUrl(issuer)} publishes no metadata (tried ` +
@@ -221,7 +235,7 @@ async function findProtectedResourceMetadata(
 
 async function fetchAsMetadata(
   url: string,
-  options: DiscoveryOptions,
+  options: RequestOptions,
 ): Promise<AsMetadata | undefined> {
   const response = await get(url, options);
   if (!response.ok) return undefined;
@@ -230,9 +244,9 @@ async function fetchAsMetadata(
   return as;
 }
 
-async function get(url: string, options: DiscoveryOptions) {
+async function get(url: string, options: RequestOptions) {
   const headers = new Headers({ Accept: "application/json" });
-  const server = parseHttpUrl(options.serverUrl);
+  const server = options.serverUrl === undefined ? undefined : parseHttpUrl(options.serverUrl);
   if (options.protocolVersion && server && new URL(url).origin === server.origin) {
     headers.set("MCP-Protocol-Version", options.protocolVersion);
   }
@@ -240,6 +254,11 @@ async function get(url: string, options: DiscoveryOptions) {
   log(options, `GET ${describeUrl(url)} → ${response.status}`);
   return response;
 }
+
+/** What one metadata request needs: the MCP server only when it is a discovery of it. */
+type RequestOptions =
+  & Omit<DiscoveryOptions, "serverUrl" | "challenge">
+  & Partial<Pick<DiscoveryOptions, "serverUrl">>;
 
 function checkEndpoints(as: AsMetadata): void {
   if (as.authorization_endpoint) {
@@ -251,6 +270,6 @@ function checkEndpoints(as: AsMetadata): void {
   }
 }
 
-function log(options: DiscoveryOptions, line: string): void {
+function log(options: { log?: AuthLog | undefined }, line: string): void {
   options.log?.(`auth: ${line}`);
 }

@@ -24,7 +24,7 @@ import type {
   TokenClient,
   TokenEndpointAuthMethod,
 } from "./types.ts";
-import { describeUrl, parseHttpUrl } from "./urls.ts";
+import { describeUrl, parseHttpUrl, sameLoopbackRedirect } from "./urls.ts";
 
 /** The `client_name` mcpctl registers under. */
 export const CLIENT_NAME = "mcpctl";
@@ -135,9 +135,13 @@ export function isRegistrationUsable(
   if (registration.issuer !== target.issuer) return false;
   const expires = registration.clientSecretExpiresAt;
   if (expires !== undefined && expires <= target.now) return false;
-  // Registrations are bound to their redirect URIs; a new loopback port needs a new one.
-  if (target.redirectUri !== undefined && registration.redirectUris !== undefined) {
-    return registration.redirectUris.includes(target.redirectUri);
+  // Registrations are bound to their redirect URIs. A native app's loopback IP redirect
+  // may use any port (RFC 8252 §7.3), so a new callback port needs no new registration.
+  const wanted = target.redirectUri;
+  if (wanted !== undefined && registration.redirectUris !== undefined) {
+    return registration.redirectUris.some((uri) =>
+      uri === wanted || (registration.nativeApp === true && sameLoopbackRedirect(uri, wanted))
+    );
   }
   return true;
 }
@@ -150,6 +154,8 @@ export function registrationRequest(redirectUri: string): Record<string, unknown
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     token_endpoint_auth_method: "none",
+    // A native app: the server then accepts the loopback redirect on any port.
+    application_type: "native",
   };
 }
 
@@ -194,6 +200,9 @@ export async function registerClient(
     issuer: options.context.as.issuer,
     source: "dynamic",
   };
+  // Only a server that confirms the type (RFC 7591 §3.2.1 echoes registered metadata)
+  // is trusted to accept another port; many ignore the field and match exactly.
+  if (body.application_type === "native") registration.nativeApp = true;
   if (body.client_secret !== undefined) registration.clientSecret = body.client_secret;
   if (body.client_secret_expires_at) {
     registration.clientSecretExpiresAt = body.client_secret_expires_at * 1000;

@@ -24,6 +24,7 @@ const asSchema = z.object({
   authorization_endpoint: z.optional(z.string()),
   token_endpoint: z.string(),
   registration_endpoint: z.optional(z.string()),
+  revocation_endpoint: z.optional(z.string()),
   scopes_supported: strings,
   response_types_supported: strings,
   grant_types_supported: strings,
@@ -51,6 +52,7 @@ const registrationSchema = z.object({
   client_secret_expires_at: numeric,
   token_endpoint_auth_method: z.optional(z.string()),
   redirect_uris: strings,
+  application_type: z.optional(z.string()),
 });
 
 const oauthErrorSchema = z.object({
@@ -75,6 +77,8 @@ export interface RegistrationResponse {
   client_secret_expires_at?: number | undefined;
   token_endpoint_auth_method?: string | undefined;
   redirect_uris?: string[] | undefined;
+  /** `native` or `web` (OpenID Connect Dynamic Client Registration). */
+  application_type?: string | undefined;
 }
 
 /** An OAuth error response (RFC 6749 §5.2). */

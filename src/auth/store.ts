@@ -266,6 +266,7 @@ function parseRegistration(value: unknown): ClientRegistration | undefined {
   ) {
     registration.redirectUris = value.redirectUris;
   }
+  if (value.nativeApp === true) registration.nativeApp = true;
   return registration;
 }
 

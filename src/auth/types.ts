@@ -47,6 +47,8 @@ export interface AsMetadata {
   token_endpoint: string;
   /** Dynamic Client Registration endpoint (RFC 7591). */
   registration_endpoint?: string | undefined;
+  /** Token revocation endpoint (RFC 7009). */
+  revocation_endpoint?: string | undefined;
   /** Scopes the server issues. */
   scopes_supported?: string[] | undefined;
   /** Response types (`code`). */
@@ -115,6 +117,11 @@ export interface ClientRegistration {
   registeredAt: number;
   /** Redirect URIs the registration allows. */
   redirectUris?: string[];
+  /**
+   * True when the server registered the client as a native app, so that (RFC 8252
+   * §7.3) a loopback IP redirect URI may use any port.
+   */
+  nativeApp?: boolean;
   /** Issuer of the authorization server the identity belongs to. */
   issuer: string;
   /** How it was obtained. */

@@ -100,3 +100,27 @@ export function describeUrl(value: string): string {
     return JSON.stringify(value.length > 120 ? value.slice(0, 120) + "…" : value);
   }
 }
+
+/**
+ * True when two redirect URIs differ at most in the port and both are plain `http` to
+ * the loopback IP literal `127.0.0.1` or `[::1]`: what an authorization server must
+ * accept as the same redirect for a native app (RFC 8252 §7.3). `localhost` does not
+ * count, since it can resolve elsewhere (RFC 8252 §8.3).
+ *
+ * @example
+ * ```ts
+ * import { sameLoopbackRedirect } from "./urls.ts";
+ * sameLoopbackRedirect("http://127.0.0.1:5000/callback", "http://127.0.0.1:6000/callback"); // true
+ * sameLoopbackRedirect("http://localhost:5000/callback", "http://localhost:6000/callback"); // false
+ * ```
+ */
+export function sameLoopbackRedirect(a: string, b: string): boolean {
+  const x = parseHttpUrl(a);
+  const y = parseHttpUrl(b);
+  if (!x || !y) return false;
+  const plain = (u: URL) =>
+    u.protocol === "http:" && (u.hostname === "127.0.0.1" || u.hostname === "[::1]") &&
+    u.username === "" && u.password === "" && u.hash === "";
+  return plain(x) && plain(y) && x.hostname === y.hostname && x.pathname === y.pathname &&
+    x.search === y.search;
+}

@@ -355,11 +355,18 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "logout",
-    summary: "remove a server's stored tokens",
-    usage: ["logout SERVER [--all]", "logout --url URL"],
+    summary: "revoke a server's tokens and remove them",
+    usage: ["logout SERVER [--all] [--local]", "logout --url URL"],
+    details: "Asks the authorization server to revoke the tokens (RFC 7009) when it offers a\n" +
+      "revocation endpoint, for at most 10 s, then removes them locally whatever it answers.",
     options: [
       ...ADHOC_OPTIONS.filter((o) => o.name === "url" || o.name === "name"),
       { name: "all", type: "boolean", description: "also forget the cached client registration" },
+      {
+        name: "local",
+        type: "boolean",
+        description: "only remove the tokens here; do not ask the server to revoke them",
+      },
     ],
     load: () => import("./logout.ts"),
   },

@@ -1,13 +1,17 @@
 /**
- * `mcpctl logout SERVER` / `--url URL`: removes that server's tokens (and with `--all`
- * its cached client registration).
+ * `mcpctl logout SERVER` / `--url URL`: revokes that server's tokens at the
+ * authorization server (RFC 7009) when it offers a revocation endpoint, then removes
+ * them locally (and with `--all` the cached client registration). The local removal
+ * happens whatever the server does; `--local` skips the server.
  *
  * @module
  */
 
 import { ExitCode, UsageError } from "../errors.ts";
+import type { RevocationOutcome } from "../auth/revocation.ts";
 import type { CommandContext } from "./commands.ts";
 import { findServer, loadServers } from "./servers.ts";
+import { signInSettings } from "./sign_in.ts";
 
 /** Runs `logout`. */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -24,6 +28,29 @@ export async function run(ctx: CommandContext): Promise<number> {
   });
   const key = { serverName: entry.name, serverUrl: entry.url };
   const all = ctx.values.all === true;
+  // Revoke before removing: without the stored tokens there is nothing to revoke. Not
+  // under the store's lock, so a slow server cannot hold up other mcpctl processes.
+  const stored = await store.get(key);
+  let revocation: RevocationOutcome | undefined;
+  if (stored?.tokens && ctx.values.local !== true) {
+    ctx.out.addSecret(stored.tokens.accessToken);
+    ctx.out.addSecret(stored.tokens.refreshToken);
+    ctx.out.addSecret(stored.registration?.clientSecret);
+    // The OAuth code loads only when there are tokens to revoke.
+    const { revokeTokens } = await import("../auth/revocation.ts");
+    revocation = await revokeTokens({
+      serverUrl: entry.url,
+      settings: signInSettings(ctx, entry),
+      tokens: stored.tokens,
+      registration: stored.registration,
+      authServer: stored.authServer,
+      fetch: (input, init) => fetch(input, init),
+      signal: ctx.signal,
+      ...(ctx.values.verbose === true
+        ? { log: (line: string) => void ctx.out.error(`[${entry.name} auth] ${line}\n`) }
+        : {}),
+    });
+  }
   let removed = false;
   await store.update(key, (current) => {
     if (!current) return undefined;
@@ -35,12 +62,25 @@ export async function run(ctx: CommandContext): Promise<number> {
     removed = tokens !== undefined;
     return Object.keys(rest).length ? rest : undefined;
   });
-  await ctx.out.error(
-    removed
-      ? `Signed out of ${entry.name}: ${
-        all ? "tokens and client registration" : "tokens"
-      } removed from ${store.description}.\n`
-      : `Nothing stored for ${entry.name} in ${store.description}.\n`,
-  );
+  if (!removed) {
+    await ctx.out.error(`Nothing stored for ${entry.name} in ${store.description}.\n`);
+    return ExitCode.ok;
+  }
+  let line = `${
+    all ? "tokens and client registration" : "tokens"
+  } removed from ${store.description}`;
+  if (revocation?.revoked) {
+    line += `; revoked at ${revocation.issuer}`;
+    if (revocation.accessTokenKept) {
+      line += " (refresh token only: the access token stays valid until it expires)";
+    }
+  } else if (revocation) {
+    line += `; the server was not told: ${revocation.reason}`;
+  } else if (stored?.tokens) {
+    line += "; the server was not told (--local)";
+  }
+  await ctx.out.error(`Signed out of ${entry.name}: ${line}.\n`);
+  // Interrupted while asking the server: the tokens are gone locally all the same.
+  ctx.signal.throwIfAborted();
   return ExitCode.ok;
 }

@@ -2,7 +2,10 @@
  * A fake OAuth authorization server and protected resource for the auth tests, on
  * 127.0.0.1 with random ports. It checks what a real server would (PKCE S256, client
  * authentication of every method incl. JWT signatures, redirect URI, `resource`) and
- * answers OAuth errors when something is wrong, recording every request.
+ * answers OAuth errors when something is wrong, recording every request. Dynamically
+ * registered clients must use a registered redirect URI; for `application_type:
+ * native` a loopback IP one may use any port (RFC 8252 §7.3). Tokens can be revoked
+ * (RFC 7009) at `/revoke`.
  *
  * @module
  */
@@ -33,6 +36,20 @@ export interface FakeClient {
   publicKey?: CryptoKey;
   /** WebCrypto verify parameters for that key. */
   verify?: AlgorithmIdentifier | EcdsaParams | RsaPssParams;
+  /** Registered redirect URIs; any is accepted when absent. */
+  redirectUris?: string[];
+  /** `application_type` of a dynamic registration. */
+  applicationType?: string;
+}
+
+/** One revocation request the fake accepted. */
+export interface RecordedRevocation {
+  clientId: string;
+  token: string;
+  /** `token_type_hint` as sent. */
+  hint: string | null;
+  /** What the token was. */
+  kind: "refresh_token" | "access_token" | "unknown";
 }
 
 /** Options of `startFakeAs`. */
@@ -89,6 +106,10 @@ export interface FakeAs {
   tokenParams: URLSearchParams[];
   /** Client ids as authenticated per token request, with the method used. */
   authenticated: Array<{ clientId: string; method: string }>;
+  /** Accepted revocation requests, in order. */
+  revocations: RecordedRevocation[];
+  /** Registration requests (bodies as parsed JSON), in order. */
+  registrations: Record<string, unknown>[];
   /** Live access tokens (a resource server checks bearer tokens here). */
   accessTokens: Map<string, IssuedAccessToken>;
   /** Mutable behaviour. */
@@ -120,6 +141,8 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
   const issued: string[] = [];
   const tokenParams: URLSearchParams[] = [];
   const authenticated: Array<{ clientId: string; method: string }> = [];
+  const revocations: RecordedRevocation[] = [];
+  const registrations: Record<string, unknown>[] = [];
   const clients = new Map((options.clients ?? []).map((c) => [c.id, c]));
   const codes = new Map<string, PendingCode>();
   const refreshTokens = new Map<string, { clientId: string; scope: string | null }>();
@@ -161,6 +184,7 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
       authorization_endpoint: `${origin}${prefix}/authorize`,
       token_endpoint: `${origin}${prefix}/token`,
       registration_endpoint: `${origin}${prefix}/register`,
+      revocation_endpoint: `${origin}${prefix}/revoke`,
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
       code_challenge_methods_supported: ["S256"],
@@ -200,6 +224,9 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
     if (request.method === "POST" && url.pathname === `${prefix}/register`) {
       return register(body);
     }
+    if (request.method === "POST" && url.pathname === `${prefix}/revoke`) {
+      return await revoke(request.headers, new URLSearchParams(body));
+    }
     return new Response("not found", { status: 404 });
   }
 
@@ -217,8 +244,14 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
     if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge")) {
       return fail("invalid_request");
     }
-    const known = clients.get(clientId) ?? (clientId.startsWith("https://") ? {} : undefined);
+    const known: Partial<FakeClient> | undefined = clients.get(clientId) ??
+      (clientId.startsWith("https://") ? {} : undefined);
     if (!known) return fail("unauthorized_client");
+    if (known.redirectUris && !redirectAllowed(known, redirect)) {
+      // Never redirect to an unregistered URI: the error stays at the server.
+      problems.push(`authorize: redirect_uri ${redirect} is not registered`);
+      return new Response("redirect_uri is not registered", { status: 400 });
+    }
     const code = `code-${crypto.randomUUID()}`;
     codes.set(code, {
       clientId,
@@ -231,6 +264,29 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
     const state = q.get("state");
     if (state !== null) back.searchParams.set("state", state);
     return new Response(null, { status: 302, headers: { Location: back.href } });
+  }
+
+  async function revoke(headers: Headers, params: URLSearchParams): Promise<Response> {
+    const who = await authenticate(headers, params);
+    if (typeof who === "string") return oauthError(401, "invalid_client", who);
+    const token = params.get("token");
+    if (!token) return oauthError(400, "invalid_request", "no token parameter");
+    const refresh = refreshTokens.get(token);
+    const access = accessTokens.get(token);
+    const owner = refresh?.clientId ?? access?.clientId;
+    if (owner !== undefined && owner !== who.clientId) {
+      return oauthError(400, "unauthorized_client", "the token belongs to another client");
+    }
+    // RFC 7009 §2.2: an unknown token is answered with 200 as well.
+    refreshTokens.delete(token);
+    accessTokens.delete(token);
+    revocations.push({
+      clientId: who.clientId,
+      token,
+      hint: params.get("token_type_hint"),
+      kind: refresh ? "refresh_token" : access ? "access_token" : "unknown",
+    });
+    return new Response(null, { status: 200 });
   }
 
   async function authenticate(
@@ -376,16 +432,25 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
       });
     }
     const request = JSON.parse(body);
+    registrations.push(request);
     const id = `dyn-${crypto.randomUUID()}`;
     const method =
       (reg.method ?? (reg.secret ? "client_secret_basic" : "none")) as FakeClient["method"];
-    clients.set(id, { id, method, ...(reg.secret ? { secret: reg.secret } : {}) });
+    const applicationType = request.application_type === "native" ? "native" : "web";
+    clients.set(id, {
+      id,
+      method,
+      ...(reg.secret ? { secret: reg.secret } : {}),
+      redirectUris: request.redirect_uris,
+      applicationType,
+    });
     return Response.json({
       client_id: id,
       ...(reg.secret ? { client_secret: reg.secret, client_secret_expires_at: 0 } : {}),
       ...(reg.method ? { token_endpoint_auth_method: reg.method } : {}),
       redirect_uris: request.redirect_uris,
       client_name: request.client_name,
+      application_type: applicationType,
     }, { status: 201 });
   }
 
@@ -399,6 +464,8 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
     issued,
     tokenParams,
     authenticated,
+    revocations,
+    registrations,
     accessTokens,
     controls,
     mint: (clientId, resource, scope = null) => issue(clientId, resource, scope, "minted"),
@@ -408,6 +475,25 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
 }
 
 const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/**
+ * Exact match, or for a native client a loopback IP literal redirect that differs only
+ * in the port (RFC 8252 §7.3; `localhost` is not a loopback IP literal).
+ */
+function redirectAllowed(client: Partial<FakeClient>, redirect: string): boolean {
+  const registered = client.redirectUris ?? [];
+  if (registered.includes(redirect)) return true;
+  if (client.applicationType !== "native") return false;
+  const portless = (value: string): string | undefined => {
+    const url = URL.parse(value);
+    if (!url || url.protocol !== "http:") return undefined;
+    if (url.hostname !== "127.0.0.1" && url.hostname !== "[::1]") return undefined;
+    url.port = "";
+    return url.href;
+  };
+  const wanted = portless(redirect);
+  return wanted !== undefined && registered.some((r) => portless(r) === wanted);
+}
 
 async function s256(verifier: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));

@@ -400,3 +400,129 @@ Deno.test("auth e2e: two calls at once refresh the stored token exactly once", a
   assert.deepEqual(srv.as.problems, []);
   assert.ok((await box.stored("svc", srv.url))?.tokens?.refreshToken);
 });
+
+Deno.test("auth e2e: logout revokes at the AS (RFC 7009); the old refresh token is refused", async () => {
+  await using srv = protectedServer();
+  await using box = await sandbox();
+  await box.writeConfig({ svc: { url: srv.url } });
+  assertOk(await box.run(["login", "svc"]), "login");
+  const entry = (await box.stored("svc", srv.url))!;
+  const tokens = entry.tokens!;
+  const clientId = entry.registration!.clientId;
+  assert.ok(tokens.refreshToken);
+
+  const logout = await box.run(["logout", "svc"]);
+  assertOk(logout, "logout");
+  assert.ok(
+    logout.stderr.includes(`Signed out of svc: tokens removed from `) &&
+      logout.stderr.includes(`; revoked at ${srv.as.issuer}/.`),
+    logout.stderr,
+  );
+  for (const secret of [tokens.accessToken, tokens.refreshToken]) {
+    assert.ok(!logout.stderr.includes(secret), "a token in the output");
+  }
+  assert.deepEqual(
+    srv.as.revocations.map((r) => [r.clientId, r.hint, r.kind, r.token]),
+    [
+      [clientId, "refresh_token", "refresh_token", tokens.refreshToken],
+      [clientId, "access_token", "access_token", tokens.accessToken],
+    ],
+  );
+  assert.equal((await box.stored("svc", srv.url))?.tokens, undefined);
+  assert.deepEqual(srv.as.problems, []);
+
+  // The revoked refresh token no longer works at the token endpoint.
+  const refused = await fetch(`${srv.as.issuer}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refreshToken,
+      client_id: clientId,
+      resource: srv.resource,
+    }),
+  });
+  assert.equal(refused.status, 400);
+  assert.equal((await refused.json()).error, "invalid_grant");
+
+  // --local: removed here, nothing asked of the server.
+  assertOk(await box.run(["login", "svc"]), "second login");
+  const seen = srv.as.requests.length;
+  const local = await box.run(["logout", "svc", "--local"]);
+  assertOk(local, "logout --local");
+  assert.match(
+    local.stderr,
+    /Signed out of svc: tokens removed from .*; the server was not told \(--local\)\./,
+  );
+  assert.equal(srv.as.requests.length, seen, "no request to the AS");
+  assert.equal(srv.as.revocations.length, 2);
+  assert.equal((await box.stored("svc", srv.url))?.tokens, undefined);
+
+  // Nothing stored: nothing to revoke, no request.
+  const nothing = await box.run(["logout", "svc"]);
+  assertOk(nothing, "logout with nothing stored");
+  assert.match(nothing.stderr, /Nothing stored for svc/);
+  assert.equal(srv.as.requests.length, seen);
+});
+
+Deno.test("auth e2e: logout without a revocation endpoint, or with it unreachable, still removes the tokens", async () => {
+  await using none = protectedServer({ as: { metadata: { revocation_endpoint: undefined } } });
+  await using down = protectedServer({
+    // Port 1: nothing listens there, the connection is refused.
+    as: { metadata: { revocation_endpoint: "http://127.0.0.1:1/revoke" } },
+  });
+  await using box = await sandbox();
+  await box.writeConfig({ none: { url: none.url }, down: { url: down.url } });
+  assertOk(await box.run(["login", "none"]), "login none");
+  assertOk(await box.run(["login", "down"]), "login down");
+  const secrets = [
+    ...Object.values((await box.stored("none", none.url))!.tokens!),
+    ...Object.values((await box.stored("down", down.url))!.tokens!),
+  ].filter((v): v is string => typeof v === "string" && v.length > 20);
+
+  const a = await box.run(["logout", "none"]);
+  assertOk(a, "logout none");
+  assert.ok(
+    a.stderr.includes(
+      `; the server was not told: authorization server ${none.as.issuer}/ has no ` +
+        "revocation endpoint.",
+    ),
+    a.stderr,
+  );
+  assert.equal((await box.stored("none", none.url))?.tokens, undefined);
+
+  const started = Date.now();
+  const b = await box.run(["logout", "down", "--all"]);
+  assertOk(b, "logout down");
+  assert.match(
+    b.stderr,
+    /Signed out of down: tokens and client registration removed from .*; the server was not told: could not reach http:\/\/127\.0\.0\.1:1\/revoke/,
+  );
+  assert.ok(Date.now() - started < 10_000, "bounded");
+  assert.equal(await box.stored("down", down.url), undefined);
+  for (const secret of secrets) {
+    assert.ok(!a.stderr.includes(secret) && !b.stderr.includes(secret), "a token in the output");
+  }
+  assert.equal(none.as.revocations.length + down.as.revocations.length, 0);
+});
+
+Deno.test("auth e2e: a second login reuses the native client registration on a new port", async () => {
+  await using srv = protectedServer();
+  await using box = await sandbox();
+  await box.writeConfig({ svc: { url: srv.url } });
+  assertOk(await box.run(["login", "svc"]), "first login");
+  const first = (await box.stored("svc", srv.url))!.registration!;
+  assertOk(await box.run(["login", "svc"]), "second login");
+  assert.equal((await box.stored("svc", srv.url))!.registration!.clientId, first.clientId);
+  assert.equal(srv.as.registrations.length, 1, "one registration request");
+  assert.equal(srv.as.registrations[0]!.application_type, "native");
+  const redirects = srv.as.requests
+    .filter((r) => r.path.endsWith("/authorize"))
+    .map((r) => new URL(r.query.get("redirect_uri")!));
+  assert.equal(redirects.length, 2);
+  assert.ok(redirects.every((u) => u.hostname === "127.0.0.1" && u.pathname === "/callback"));
+  assert.notEqual(redirects[0]!.port, redirects[1]!.port, "the callback port changed");
+  assert.equal(srv.grants("authorization_code"), 2);
+  assert.deepEqual(srv.as.problems, []);
+  assertOk(await box.run(["call", "svc", "echo", "text=hi"]), "call");
+});

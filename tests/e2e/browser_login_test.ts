@@ -109,7 +109,7 @@ async function waitForCallbackPage(page: Page): Promise<URL> {
 }
 
 Deno.test({
-  name: "browser sign-in: chromium, a real authorization server, refresh, revoke, logout",
+  name: "browser sign-in: chromium, a real authorization server, refresh, revoke, logout, reuse",
   ignore: chromiumMissing,
   async fn(t) {
     const dir = await Deno.makeTempDir({ prefix: "mcpctl-browser-" });
@@ -324,6 +324,58 @@ Deno.test({
         assert.match(r.stderr, /refused the sign-in: access_denied/);
         const entries = await entriesFor(home, "secure");
         assert.ok(entries.every((e) => e.tokens === undefined), "no tokens stored");
+      });
+
+      await t.step("another login on a new port reuses the native registration", async () => {
+        const [before] = await entriesFor(home, "secure");
+        const registered = before?.registration;
+        assert.ok(registered?.redirectUris?.[0], "the denied sign-in registered a client");
+        assert.equal(registered.nativeApp, true, "oidc-provider confirmed application_type");
+        const registrations = (await stack.stats()).registrations.length;
+        await using login = startCli(["--config", config.path, "login", "secure"], {
+          env,
+          killAfterMs: 30_000,
+        });
+        const authorize = await openHandedOffUrl(page, urlFile);
+        const redirect = new URL(authorize.searchParams.get("redirect_uri")!);
+        assert.notEqual(redirect.port, new URL(registered.redirectUris[0]!).port);
+        assert.equal(authorize.searchParams.get("client_id"), registered.clientId);
+        await page.getByRole("heading", { name: "Allow access?" }).waitFor();
+        await page.getByRole("button", { name: "Allow" }).click();
+        await waitForCallbackPage(page);
+        const r = await login.result;
+        assert.equal(r.code, 0, show(r) + stack.stderr());
+        assert.equal((await stack.stats()).registrations.length, registrations, "no new client");
+        const [entry] = await entriesFor(home, "secure");
+        assert.equal(entry?.registration?.clientId, registered.clientId);
+        assert.ok(entry?.tokens?.refreshToken);
+      });
+
+      await t.step("logout revokes the grant at the server (RFC 7009)", async () => {
+        const [entry] = await entriesFor(home, "secure");
+        assert.ok(entry?.tokens?.refreshToken);
+        assert.equal((await stack.stats()).activeGrants, 1);
+        const r = await cli("logout", "secure");
+        assert.equal(r.code, 0, show(r));
+        assert.ok(
+          r.stderr.includes(`Signed out of secure: tokens removed from `) &&
+            r.stderr.includes(`; revoked at ${stack.issuer}/.`),
+          r.stderr,
+        );
+        assert.equal((await stack.stats()).activeGrants, 0, "the grant is gone");
+        const [after] = await entriesFor(home, "secure");
+        assert.equal(after?.tokens, undefined);
+        const refresh = await fetch(`${stack.issuer}/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "refresh_token",
+            refresh_token: entry.tokens.refreshToken,
+            client_id: entry.registration!.clientId,
+          }),
+        });
+        assert.equal(refresh.status, 400);
+        assert.equal((await refresh.json()).error, "invalid_grant");
       });
 
       assert.deepEqual(offLoopback, [], "the browser never left loopback");

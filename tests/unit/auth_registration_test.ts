@@ -6,7 +6,12 @@ import {
   resolveClient,
   tokenClientFor,
 } from "../../src/auth/registration.ts";
-import type { AsMetadata, AuthorizationContext, FetchLike } from "../../src/auth/types.ts";
+import type {
+  AsMetadata,
+  AuthorizationContext,
+  ClientRegistration,
+  FetchLike,
+} from "../../src/auth/types.ts";
 import { memoryStore } from "../../testdata/auth/fake_as.ts";
 
 const NOW = 1_800_000_000_000;
@@ -161,6 +166,7 @@ Deno.test("registration: DCR registers a public loopback client and caches it", 
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     token_endpoint_auth_method: "none",
+    application_type: "native",
   });
   assert.deepEqual(client, {
     clientId: "dyn-1",
@@ -179,9 +185,96 @@ Deno.test("registration: DCR registers a public loopback client and caches it", 
   assert.equal(again.clientId, "dyn-1");
   assert.equal(r.bodies.length, 1);
 
-  // Another redirect URI needs a new registration.
+  // Another redirect URI needs a new registration: the server did not confirm a native
+  // app, so it may match redirect URIs exactly.
   await resolveClient({ ...options, redirectUri: "http://127.0.0.1:9999/callback" });
   assert.equal(r.bodies.length, 2);
+});
+
+Deno.test("registration: a native registration is reused on another loopback port", async () => {
+  const store = memoryStore();
+  const r = registrar(201, {
+    client_id: "dyn-native",
+    redirect_uris: [REDIRECT],
+    application_type: "native",
+  });
+  const options = {
+    serverName: "srv",
+    context: context(),
+    settings: {},
+    redirectUri: REDIRECT,
+    store,
+    fetch: r.fetch,
+    clock: () => NOW,
+  };
+  const first = await resolveClient(options);
+  assert.equal(first.nativeApp, true);
+  assert.deepEqual(JSON.parse(JSON.stringify(first)), first);
+  const again = await resolveClient({ ...options, redirectUri: "http://127.0.0.1:9999/callback" });
+  assert.equal(again.clientId, "dyn-native");
+  assert.equal(r.bodies.length, 1, "no second registration");
+  assert.equal(store.puts, 1);
+  // Anything but a port change still registers anew.
+  await resolveClient({ ...options, redirectUri: "http://127.0.0.1:9999/other" });
+  assert.equal(r.bodies.length, 2);
+});
+
+Deno.test("registration: a server answering another application_type gets exact matches", async () => {
+  const r = registrar(201, {
+    client_id: "dyn-web",
+    redirect_uris: [REDIRECT],
+    application_type: "web",
+  });
+  const client = await resolveClient({
+    serverName: "srv",
+    context: context(),
+    settings: {},
+    redirectUri: REDIRECT,
+    store: memoryStore(),
+    fetch: r.fetch,
+  });
+  assert.equal(client.nativeApp, undefined);
+});
+
+Deno.test("registration: only a port change of a loopback IP redirect is the same redirect", () => {
+  const reg: ClientRegistration = {
+    clientId: "c",
+    tokenEndpointAuthMethod: "none",
+    registeredAt: NOW,
+    redirectUris: [REDIRECT],
+    issuer: "https://as.example",
+    source: "dynamic",
+    nativeApp: true,
+  };
+  const usable = (redirectUri: string, registration = reg) =>
+    isRegistrationUsable(registration, { issuer: "https://as.example", redirectUri, now: NOW });
+  assert.ok(usable(REDIRECT));
+  assert.ok(usable("http://127.0.0.1:1/callback"));
+  assert.ok(usable("http://127.0.0.1/callback"), "the default port is a port too");
+  const v6 = { ...reg, redirectUris: ["http://[::1]:8765/callback"] };
+  assert.ok(usable("http://[::1]:40000/callback", v6));
+  for (
+    const other of [
+      "http://127.0.0.1:9999/callback/",
+      "http://127.0.0.1:9999/other",
+      "http://127.0.0.1:9999/callback?x=1",
+      "http://127.0.0.2:9999/callback",
+      "http://[::1]:9999/callback",
+      "http://localhost:9999/callback",
+      "https://127.0.0.1:9999/callback",
+      "http://user@127.0.0.1:9999/callback",
+    ]
+  ) {
+    assert.ok(!usable(other), other);
+  }
+  // localhost may resolve elsewhere: exact matches only (RFC 8252 §8.3).
+  const named = { ...reg, redirectUris: ["http://localhost:8765/callback"] };
+  assert.ok(usable("http://localhost:8765/callback", named));
+  assert.ok(!usable("http://localhost:9999/callback", named));
+  // Without a confirmed native registration, exact matches only.
+  const { nativeApp: _, ...plain } = reg;
+  assert.ok(usable(REDIRECT, plain));
+  assert.ok(!usable("http://127.0.0.1:1/callback", plain));
 });
 
 Deno.test("registration: cached registrations expire with their secret or issuer", () => {
