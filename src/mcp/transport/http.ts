@@ -19,13 +19,12 @@ import {
   raceAbort,
   systemClock,
 } from "./abort.ts";
-import { validateHeaders } from "./headers.ts";
 import { dispatchMessages, readAnswer } from "./http_answer.ts";
 import { discardBody, mediaType } from "./http_body.ts";
 import { EXCERPT_CHARS, HttpStatusError, messageOf, stripControl } from "./http_errors.ts";
-import { HttpRequester } from "./http_request.ts";
+import { type HttpRequester, openRequester } from "./http_request.ts";
 import { runServerStream, type StreamContext } from "./http_stream.ts";
-import { displayUrl, parseServerUrl } from "./http_url.ts";
+import { displayUrl } from "./http_url.ts";
 import type {
   AuthProvider,
   JsonRpcMessage,
@@ -119,19 +118,17 @@ export class HttpTransport implements Transport {
    * @throws {ConfigError} on a URL that is not http(s) or invalid headers.
    */
   constructor(options: HttpTransportOptions) {
-    const url = parseServerUrl(options.url);
-    this.#url = url;
-    this.description = `http: ${displayUrl(url)}`;
-    const headers = options.headers ?? {};
-    validateHeaders(headers, `the headers for ${displayUrl(url)}`);
     this.#optLog = options.log;
-    this.#requester = new HttpRequester({
-      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
-      headers,
+    const { url, requester } = openRequester({
+      url: options.url,
+      headers: options.headers,
+      fetch: options.fetch,
       auth: options.auth,
       log: (line) => (this.#optLog ?? this.#handlers?.onLog)?.(line),
     });
-    this.#requester.addUrlSecrets(url);
+    this.#url = url;
+    this.#requester = requester;
+    this.description = `http: ${displayUrl(url)}`;
     this.#clock = options.clock ?? systemClock;
     this.#streams = {
       requester: this.#requester,

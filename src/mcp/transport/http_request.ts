@@ -8,7 +8,7 @@
 
 import { AuthRequiredError, McpctlError, ServerError } from "../../errors.ts";
 import { abortError } from "./abort.ts";
-import { createRedactor, parseBearerChallenge, type Redactor } from "./headers.ts";
+import { createRedactor, parseBearerChallenge, type Redactor, validateHeaders } from "./headers.ts";
 import { discardBody, readBodyHead } from "./http_body.ts";
 import {
   describeFetchError,
@@ -17,7 +17,7 @@ import {
   httpStatusError,
   NetworkError,
 } from "./http_errors.ts";
-import { displayUrl, sameOrigin, urlCredentials } from "./http_url.ts";
+import { displayUrl, parseServerUrl, sameOrigin, urlCredentials } from "./http_url.ts";
 import type { AuthProvider } from "./types.ts";
 
 /** Same-origin redirects followed per request before giving up. */
@@ -60,6 +60,42 @@ export interface HttpRequesterOptions {
  * maps network failures to shared errors, and redacts every secret it has seen from
  * messages and log lines.
  */
+/** Options of {@linkcode openRequester}. */
+export interface OpenRequesterOptions {
+  /** The server URL, as configured. */
+  url: string;
+  /** Configured headers (values are secrets). */
+  headers?: Record<string, string> | undefined;
+  /** The fetch implementation; default `globalThis.fetch`. */
+  fetch?: typeof fetch | undefined;
+  /** Credentials source, if any. */
+  auth?: AuthProvider | undefined;
+  /** Receives diagnostic lines, already redacted. */
+  log: (line: string) => void;
+}
+
+/**
+ * What both HTTP transports do first: check the URL (http or https) and the header
+ * names and values, and make the requester that redacts them, URL credentials included.
+ *
+ * @throws {ConfigError} on a URL that is not http(s) or invalid headers.
+ */
+export function openRequester(
+  options: OpenRequesterOptions,
+): { url: URL; requester: HttpRequester } {
+  const url = parseServerUrl(options.url);
+  const headers = options.headers ?? {};
+  validateHeaders(headers, `the headers for ${displayUrl(url)}`);
+  const requester = new HttpRequester({
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    headers,
+    auth: options.auth,
+    log: options.log,
+  });
+  requester.addUrlSecrets(url);
+  return { url, requester };
+}
+
 export class HttpRequester {
   readonly #fetch: typeof fetch;
   readonly #headers: Record<string, string>;

@@ -8,7 +8,6 @@
 
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../config/types.ts";
 import { ConnectionClosedError, McpctlError, ProtocolError, TimeoutError } from "../../errors.ts";
-import { validateHeaders } from "./headers.ts";
 import {
   abortError,
   type Clock,
@@ -20,8 +19,8 @@ import {
 } from "./abort.ts";
 import { discardBody, mediaType, parseJson } from "./http_body.ts";
 import { HttpStatusError } from "./http_errors.ts";
-import { HttpRequester } from "./http_request.ts";
-import { displayUrl, parseServerUrl, sameOrigin } from "./http_url.ts";
+import { type HttpRequester, openRequester } from "./http_request.ts";
+import { displayUrl, sameOrigin } from "./http_url.ts";
 import { SseDecoder, SseTooLargeError } from "./sse.ts";
 import type {
   AuthProvider,
@@ -112,19 +111,17 @@ export class LegacySseTransport implements Transport {
    * @throws {ConfigError} on a URL that is not http(s) or invalid headers.
    */
   constructor(options: LegacySseTransportOptions) {
-    const url = parseServerUrl(options.url);
-    this.#url = url;
-    this.description = `sse: ${displayUrl(url)}`;
-    const headers = options.headers ?? {};
-    validateHeaders(headers, `the headers for ${displayUrl(url)}`);
     this.#optLog = options.log;
-    this.#requester = new HttpRequester({
-      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
-      headers,
+    const { url, requester } = openRequester({
+      url: options.url,
+      headers: options.headers,
+      fetch: options.fetch,
       auth: options.auth,
       log: (line) => (this.#optLog ?? this.#handlers?.onLog)?.(line),
     });
-    this.#requester.addUrlSecrets(url);
+    this.#url = url;
+    this.#requester = requester;
+    this.description = `sse: ${displayUrl(url)}`;
     this.#max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.#clock = options.clock ?? systemClock;
