@@ -235,3 +235,23 @@ Deno.test("demo config from the README works", async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /demo {2}connected/);
 });
+
+Deno.test("list --json: schemas the border guard drops are absent, with a note", async () => {
+  await using cfg = await tempConfig({ servers: { fx: fixture("--odd-schemas") } });
+  const r = await runCli(["list", "--json", "--config", cfg.path]);
+  assert.equal(r.code, 0, r.stderr);
+  const tools = JSON.parse(r.stdout)[0].tools as Record<string, unknown>[];
+  const looping = tools.find((t) => t.name === "looping")!;
+  assert.equal(looping.inputSchema, undefined);
+  assert.match((looping.schemaNotes as string[])[0]!, /^input schema dropped: \$ref cycle/);
+  const elsewhere = tools.find((t) => t.name === "elsewhere")!;
+  assert.match((elsewhere.schemaNotes as string[])[0]!, /external/);
+  const echo = tools.find((t) => t.name === "echo")!;
+  assert.equal(echo.schemaNotes, undefined);
+  assert.equal((echo.inputSchema as { type: string }).type, "object");
+  // A call to a tool whose schema was dropped says so, and --no-validate still sends it.
+  const call = await runCli(["call", "fx", "looping", "--config", cfg.path]);
+  assert.equal(call.code, 2);
+  assert.match(call.stderr, /inputSchema was dropped \(\$ref cycle/);
+  assert.match(call.stderr, /--no-validate/);
+});
