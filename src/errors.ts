@@ -57,6 +57,14 @@ export class ConfigError extends McpctlError {
   override exitCode: ExitCodeValue = ExitCode.usage;
 }
 
+/**
+ * A server from a project file that needs approval and has none: nothing of it was
+ * run or sent. Exit 2, like any config matter.
+ */
+export class UntrustedError extends ConfigError {
+  override name = "UntrustedError";
+}
+
 /** Tool arguments that fail to parse or validate. Exit 2. */
 export class ArgumentError extends McpctlError {
   override name = "ArgumentError";

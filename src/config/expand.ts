@@ -43,3 +43,23 @@ export function expandVariables(
     throw new MissingVariableError(name);
   });
 }
+
+/**
+ * The variables `text` refers to, in order, as {@linkcode expandVariables} would read
+ * them (a `$${` escape refers to none). The trust rule uses it: a reference anywhere in
+ * a project entry needs approval.
+ *
+ * @example
+ * ```ts
+ * import { referencedVariables } from "./expand.ts";
+ * referencedVariables("${A}/{env:B}/${C:-x}/$${D}"); // ["A", "B", "C"]
+ * ```
+ */
+export function referencedVariables(text: string): string[] {
+  const names: string[] = [];
+  for (const m of text.matchAll(PATTERN)) {
+    const name = m[1] ?? m[3];
+    if (name !== undefined) names.push(name);
+  }
+  return names;
+}

@@ -6,6 +6,10 @@
  * layered under the project files found walking up from the working directory (nearer
  * files win; in one directory `mcpctl.json(c)` wins over `.mcp.json`).
  *
+ * Project entries go through the trust rule (`trust.ts`) before anything else: one that
+ * needs approval and has none is left unexpanded (its variables are never read) and
+ * marked blocked. A project file may not set `credentials.helper`.
+ *
  * @module
  */
 
@@ -14,7 +18,15 @@ import { serverNameProblem } from "../mcp/names.ts";
 import { expandVariables, MissingVariableError } from "./expand.ts";
 import { parseJsonc } from "./jsonc.ts";
 import { normalizeConfig, type RawConfig, type RawEntry } from "./normalize.ts";
-import type { ServerEntry } from "./types.ts";
+import {
+  approvalDigest,
+  approvalKey,
+  approvalNeeds,
+  type Approvals,
+  parseApprovals,
+  trustFilePath,
+} from "./trust.ts";
+import type { Approval, ServerEntry } from "./types.ts";
 
 /** Options for {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
@@ -28,6 +40,11 @@ export interface LoadConfigOptions {
   os?: typeof Deno.build.os;
   /** Reads a file, or returns undefined when it does not exist (injected in tests). */
   readFile?: (path: string) => Promise<string | undefined>;
+  /**
+   * Approve every project entry for this run (`--trust-project`,
+   * `MCPCTL_TRUST_PROJECT=1`); stored approvals are still read and told apart.
+   */
+  trustProject?: boolean;
 }
 
 /** How a config file was found. */
@@ -39,7 +56,10 @@ export interface LoadedConfig {
   servers: ServerEntry[];
   /** Files read, lowest precedence first. */
   files: { path: string; origin: ConfigOrigin }[];
-  /** `credentials.helper`, from the highest-precedence file that sets it. */
+  /**
+   * `credentials.helper`, from the highest-precedence file that sets it: `--config`
+   * or the global file (a project file may not).
+   */
   credentialHelper?: string;
 }
 
@@ -66,6 +86,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
   const configs: RawConfig[] = [];
   const files: LoadedConfig["files"] = [];
+  const projectFiles = new Set<string>();
   for (const c of candidates) {
     const text = await read(c.path);
     if (text === undefined) {
@@ -74,34 +95,88 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
     configs.push(normalizeConfig(await parseJsonc(text, c.path), c.path));
     files.push(c);
+    if (c.origin === "project") projectFiles.add(c.path);
   }
   const byName = new Map<string, RawEntry>();
+  // Global servers a project entry replaced: name → global file.
+  const replaced = new Map<string, string>();
   let credentialHelper: string | undefined;
-  for (const config of configs) {
-    for (const entry of config.entries) byName.set(entry.name, entry);
-    if (config.credentialHelper !== undefined) credentialHelper = config.credentialHelper;
-  }
-  const projectFiles = new Set(files.filter((f) => f.origin === "project").map((f) => f.path));
-  const servers = [...byName.values()]
-    .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-    .map((raw) => {
-      const entry = resolveEntry(raw, options.env);
-      if (projectFiles.has(raw.source)) {
-        entry.project = { file: raw.source, definition: canonicalDefinition(raw) };
+  configs.forEach((config, i) => {
+    const project = files[i]!.origin === "project";
+    if (project && config.credentialHelper !== undefined) {
+      throw new ConfigError(
+        `${config.file}: "credentials.helper" is not allowed in a project file: it names a ` +
+          "program that would receive every token; set it in the global config file, a file " +
+          "named with --config/MCPCTL_CONFIG, or MCPCTL_CREDENTIAL_HELPER",
+      );
+    }
+    for (const entry of config.entries) {
+      const before = byName.get(entry.name);
+      if (project && before && !projectFiles.has(before.source)) {
+        replaced.set(entry.name, before.source);
       }
-      return entry;
-    });
+      byName.set(entry.name, entry);
+    }
+    if (config.credentialHelper !== undefined) credentialHelper = config.credentialHelper;
+  });
+  let approvals: Approvals | undefined;
+  const stored = async () => {
+    if (approvals) return approvals;
+    const path = trustFilePath(options.env, options.os);
+    let text: string | undefined;
+    try {
+      text = path === undefined ? undefined : await read(path);
+    } catch { /* unreadable: nothing approved */ }
+    return approvals = parseApprovals(text);
+  };
+  const servers: ServerEntry[] = [];
+  for (
+    const raw of [...byName.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  ) {
+    if (!projectFiles.has(raw.source)) {
+      servers.push(resolveEntry(raw, options.env));
+      continue;
+    }
+    const needs = approvalNeeds(raw, replaced.get(raw.name));
+    const digest = await approvalDigest(raw);
+    let approval: Approval | undefined;
+    if (needs.length > 0) {
+      if ((await stored())[approvalKey(raw.source, raw.name)]?.digest === digest) {
+        approval = "stored";
+      } else if (options.trustProject) approval = "switch";
+    }
+    const blocked = needs.length > 0 && approval === undefined;
+    const entry = resolveEntry(raw, options.env, { expand: !blocked });
+    entry.project = { file: raw.source, raw, needs, digest, ...(approval ? { approval } : {}) };
+    servers.push(entry);
+  }
   return { servers, files, ...(credentialHelper ? { credentialHelper } : {}) };
+}
+
+/**
+ * Approves a blocked project entry in place (every holder of the object sees it): its
+ * variables are expanded now, as for any approved entry.
+ */
+export function approveEntry(
+  entry: ServerEntry,
+  env: (name: string) => string | undefined,
+  approval: Approval,
+): void {
+  const project = entry.project;
+  if (!project) return;
+  Object.assign(entry, resolveEntry(project.raw, env), { project: { ...project, approval } });
 }
 
 /**
  * Expands variables and infers the transport. Runtime fields of a disabled entry are
  * left unexpanded: a missing variable there blocks nothing. In an enabled entry it marks
- * that server failed, naming the variable; the other servers still work.
+ * that server failed, naming the variable; the other servers still work. With
+ * `expand: false` (a blocked project entry) nothing is expanded.
  */
 export function resolveEntry(
   raw: RawEntry,
   env: (name: string) => string | undefined,
+  options: { expand?: boolean } = {},
 ): ServerEntry {
   const type = raw.type ?? (raw.command !== undefined ? "stdio" : "http");
   const entry: ServerEntry = {
@@ -126,7 +201,7 @@ export function resolveEntry(
     entry.error = `invalid server name: it ${nameProblem}`;
     return entry;
   }
-  if (!raw.enabled) return entry;
+  if (!raw.enabled || options.expand === false) return entry;
   let field = "";
   const x = (f: string, v: string) => {
     field = f;
@@ -164,20 +239,6 @@ export function resolveEntry(
     }
   }
   return entry;
-}
-
-/** The definition as written, in a stable form: what a trust approval covers. */
-function canonicalDefinition(raw: RawEntry): string {
-  const sorted = (o: Record<string, string>) =>
-    Object.fromEntries(Object.entries(o).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify({
-    type: raw.type ?? null,
-    command: raw.command ?? null,
-    args: raw.args,
-    env: sorted(raw.env),
-    cwd: raw.cwd ?? null,
-    url: raw.url ?? null,
-  });
 }
 
 /** The global config file candidates (`config.json`, then `config.jsonc`). */

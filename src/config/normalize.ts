@@ -10,25 +10,10 @@
  */
 
 import { ConfigError } from "../errors.ts";
-import type { OAuthSettings, TransportKind } from "./types.ts";
+import { hasControl, quote } from "./quote.ts";
+import type { OAuthSettings, RawEntry, TransportKind } from "./types.ts";
 
-/** One entry as written in a file: not yet expanded. */
-export interface RawEntry {
-  name: string;
-  source: string;
-  type?: TransportKind;
-  enabled: boolean;
-  command?: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  headers: Record<string, string>;
-  timeoutMs?: number;
-  maxMessageBytes?: number;
-  oauth?: OAuthSettings;
-  tokenCommand?: string[];
-}
+export type { RawEntry };
 
 /** What one file declares. */
 export interface RawConfig {
@@ -46,6 +31,11 @@ function isObj(v: unknown): v is Obj {
 class Fields {
   constructor(readonly file: string, readonly server: string, readonly obj: Obj) {}
 
+  /** A string naming something shown to a person (a program, a directory). */
+  name(field: string, v: string): string {
+    if (hasControl(v)) this.fail(field, `contains a control character: ${quote(v)}`);
+    return v;
+  }
   fail(field: string, want: string): never {
     throw new ConfigError(`${this.file}: server "${this.server}": field "${field}" ${want}`);
   }
@@ -83,6 +73,8 @@ class Fields {
     if (!isObj(v)) this.fail(field, "must be an object of strings");
     const out: Record<string, string> = {};
     for (const [k, x] of Object.entries(v)) {
+      // A name is shown in prompts and errors: no control character may hide in it.
+      if (hasControl(k)) this.fail(field, `has a name with a control character: ${quote(k)}`);
       if (typeof x === "string") out[k] = x;
       else if (typeof x === "number" || typeof x === "boolean") out[k] = String(x);
       else this.fail(`${field}.${k}`, "must be a string");
@@ -113,6 +105,11 @@ export function normalizeConfig(doc: unknown, file: string): RawConfig {
     if (section === undefined) continue;
     if (!isObj(section)) throw new ConfigError(`${file}: "${key}" must be an object`);
     for (const [name, value] of Object.entries(section)) {
+      if (hasControl(name)) {
+        throw new ConfigError(
+          `${file}: "${key}": a server name contains a control character: ${quote(name)}`,
+        );
+      }
       if (!isObj(value)) {
         throw new ConfigError(`${file}: server "${name}" must be an object`);
       }
@@ -154,11 +151,11 @@ function readType(f: Fields, field = "type"): TransportKind | undefined {
 
 function commandOf(f: Fields, e: RawEntry): void {
   const c = f.obj.command;
-  if (typeof c === "string") e.command = c;
+  if (typeof c === "string") e.command = f.name("command", c);
   else if (Array.isArray(c)) {
     const list = f.strList("command")!;
     if (list.length === 0) f.fail("command", "must not be empty");
-    e.command = list[0]!;
+    e.command = f.name("command", list[0]!);
     e.args = list.slice(1);
   } else if (c !== undefined && c !== null) f.fail("command", "must be a string or an array");
   const args = f.strList("args");
@@ -173,14 +170,20 @@ function common(f: Fields, e: RawEntry): RawEntry {
   const headers = f.strMap("headers");
   if (headers) e.headers = headers;
   const cwd = f.str("cwd");
-  if (cwd !== undefined) e.cwd = cwd;
+  if (cwd !== undefined) e.cwd = f.name("cwd", cwd);
   const timeout = f.num("timeout");
   if (timeout !== undefined) e.timeoutMs = timeout;
   const max = f.num("maxMessageBytes");
   if (max !== undefined) e.maxMessageBytes = max;
   const tokenCommand = f.obj.tokenCommand;
   if (typeof tokenCommand === "string") e.tokenCommand = ["sh", "-c", tokenCommand];
-  else if (tokenCommand !== undefined) e.tokenCommand = f.strList("tokenCommand")!;
+  else {
+    const list = f.strList("tokenCommand");
+    if (list !== undefined) {
+      if (list[0] !== undefined) f.name("tokenCommand", list[0]);
+      e.tokenCommand = list;
+    }
+  }
   const oauth = f.obj.oauth;
   if (oauth !== undefined) e.oauth = readOAuth(new Fields(f.file, f.server, asObj(f, oauth)));
   if (e.type === undefined && e.command === undefined && e.url === undefined) {

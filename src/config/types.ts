@@ -53,13 +53,48 @@ export interface ServerEntry {
   /** A command that prints a bearer token. */
   tokenCommand?: string[];
   /**
-   * Set for entries declared in a project file (found by walking up from the working
-   * directory): trust for running its command is bound to the file, the name and this
-   * canonical text of the definition as written (before variable expansion).
+   * Set for entries declared in a project file (any file found by walking up from the
+   * working directory): what the trust rule decided about it. While it is blocked
+   * nothing in it is expanded, run or sent.
    */
-  project?: { file: string; definition: string };
+  project?: ProjectOrigin;
   /** Set when the entry cannot be used (e.g. a missing variable); the server is `failed`. */
   error?: string;
+}
+
+/** One entry as written in a file: not yet expanded. */
+export interface RawEntry {
+  name: string;
+  source: string;
+  type?: TransportKind;
+  enabled: boolean;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  timeoutMs?: number;
+  maxMessageBytes?: number;
+  oauth?: OAuthSettings;
+  tokenCommand?: string[];
+}
+
+/** How an approval was given. */
+export type Approval = "stored" | "switch" | "prompt";
+
+/** The trust state of an entry declared in a project file (see `trust.ts`). */
+export interface ProjectOrigin {
+  /** The project file, as found walking up (a symlink is not resolved to name it). */
+  file: string;
+  /** The entry as written, before variable expansion: what is shown and approved. */
+  raw: RawEntry;
+  /** Why it needs approval, one phrase each; empty when it needs none. */
+  needs: string[];
+  /** SHA-256 (hex) of every field that can run or send, as written. */
+  digest: string;
+  /** How it was approved; absent while not approved. */
+  approval?: Approval;
 }
 
 /** Default frame / message limit: 1 MiB. */

@@ -83,6 +83,8 @@ Deno.test("load: layering, type inference, name validation, header expanded once
     cwd: "/p/sub",
     os: "linux",
     readFile: (p) => Promise.resolve(files[p]),
+    // Approved for the run: a blocked project entry would not be expanded at all.
+    trustProject: true,
   });
   const by = Object.fromEntries(config.servers.map((s) => [s.name, s]));
   assert.equal(by.shared!.command, "project");
