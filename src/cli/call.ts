@@ -116,6 +116,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   options.auth = authResolver(ctx, set, { interactive: login });
   let client: Client | undefined;
   try {
+    // Trust first: nothing of a blocked entry (a tokenCommand, a sign-in) runs before.
+    await options.beforeConnect?.(entry);
     if (login && entry.type !== "stdio") {
       const auth = await options.auth(entry);
       if (auth) await signInFirst(entry, auth, ctx.signal);

@@ -120,7 +120,7 @@ export const CONNECT_OPTIONS: OptionSpec[] = [
     name: "trust-project",
     type: "boolean",
     description:
-      "run stdio servers from project files without approval (CI; MCPCTL_TRUST_PROJECT=1)",
+      "approve every project-file server for this run, storing nothing (CI; MCPCTL_TRUST_PROJECT=1)",
   },
 ];
 
@@ -350,6 +350,7 @@ export const COMMANDS: CommandSpec[] = [
     options: [
       ...ADHOC_OPTIONS.filter((o) => o.name === "url" || o.name === "name"),
       ...SIGN_IN_OPTIONS,
+      ...CONNECT_OPTIONS.filter((o) => o.name === "trust-project"),
     ],
     load: () => import("./login.ts"),
   },
@@ -361,6 +362,7 @@ export const COMMANDS: CommandSpec[] = [
       "revocation endpoint, for at most 10 s, then removes them locally whatever it answers.",
     options: [
       ...ADHOC_OPTIONS.filter((o) => o.name === "url" || o.name === "name"),
+      ...CONNECT_OPTIONS.filter((o) => o.name === "trust-project"),
       { name: "all", type: "boolean", description: "also forget the cached client registration" },
       {
         name: "local",
@@ -372,14 +374,27 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "trust",
-    summary: "approve the stdio servers declared in project config files",
-    usage: ["trust [SERVER...] [--list | --revoke]"],
+    summary: "approve what project config files ask to run or send",
+    usage: [
+      "trust [SERVER...] [--yes]",
+      "trust [SERVER...] --list [--json]",
+      "trust [SERVER...] --revoke",
+    ],
     details: "A project file (mcpctl.json, .mcp.json … found walking up from the working\n" +
-      "directory) can declare commands mcpctl would run. They run only once approved here\n" +
-      "or at a terminal prompt; an edited definition needs a new approval.",
+      "directory) is hostile until approved: a server in it that runs a program (command,\n" +
+      "tokenCommand), reads a variable (${VAR}, {env:VAR}) anywhere, has oauth settings, or\n" +
+      "replaces a server of the global file is blocked until approved here or at a terminal\n" +
+      "prompt. trust shows every field of what it approves, then asks (off a terminal: --yes).\n" +
+      "Editing any of those fields needs a new approval.",
     options: [
       { name: "list", type: "boolean", description: "show project servers and their approval" },
       { name: "revoke", type: "boolean", description: "withdraw approvals" },
+      {
+        name: "yes",
+        short: "y",
+        type: "boolean",
+        description: "approve without asking (needed off a terminal)",
+      },
     ],
     load: () => import("./trust.ts"),
   },

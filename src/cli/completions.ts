@@ -34,6 +34,7 @@ const POSITIONALS: Record<string, { kinds: Kind[]; rest?: Kind }> = {
   ping: { kinds: ["server"] },
   login: { kinds: ["server"] },
   logout: { kinds: ["server"] },
+  trust: { kinds: [], rest: "server" },
   completions: { kinds: ["shell"] },
 };
 

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { ExitCode, UsageError } from "../errors.ts";
+import { approveHint } from "../config/trust.ts";
+import { ExitCode, UntrustedError, UsageError } from "../errors.ts";
 import { describeError } from "../mcp/manager.ts";
 import { parseRoute } from "../mcp/names.ts";
 import { stripTerminal } from "../mcp/sanitize.ts";
@@ -118,6 +119,9 @@ export async function listSchemas(ctx: CommandContext): Promise<number> {
       await ctx.out.error(`mcpctl: ${r.entry.name}: ${stripTerminal(describeError(r.error))}\n`);
     }
   }
+  const blocked = results.filter((r) => !r.ok && r.error instanceof UntrustedError)
+    .map((r) => r.entry.name);
+  if (blocked.length > 0) await ctx.out.error(`hint: ${approveHint(blocked)}\n`);
   if (ctx.values.strict === true && failures.length > 0) return strictExitCode(failures);
   return ExitCode.ok;
 }

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { approveHint } from "../config/trust.ts";
 import type { ServerEntry } from "../config/types.ts";
-import { AuthRequiredError, ExitCode, TimeoutError } from "../errors.ts";
+import { AuthRequiredError, ExitCode, TimeoutError, UntrustedError } from "../errors.ts";
 import type { Client } from "../mcp/client.ts";
 import {
   connectServer,
@@ -22,7 +23,6 @@ import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
 import type { CommandContext } from "./commands.ts";
 import { connectOptions, loadServers, selectServers } from "./servers.ts";
 import { authResolver, signInFirst } from "./sign_in.ts";
-import { UntrustedError } from "./trust_gate.ts";
 
 /** One server in `list --json` (the documented shape). */
 export interface ListedServer {
@@ -73,11 +73,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   for (const s of listed) {
     for (const w of s.warnings ?? []) await ctx.out.error(`mcpctl: ${s.name}: ${w}\n`);
   }
-  const untrusted = failures.filter((f) => f instanceof UntrustedError);
-  if (untrusted.length > 0) {
-    // Refused project servers are a config matter: say how to approve, exit 2.
-    await ctx.out.error(`hint: ${(untrusted[0] as UntrustedError).hint}\n`);
-    return ExitCode.usage;
+  const blocked = listed.filter((s) => s.status === "blocked").map((s) => s.name);
+  if (blocked.length > 0) {
+    // The listing ran (exit 0): blocked servers are a state, like auth_required.
+    await ctx.out.error(
+      `hint: ${blocked.join(", ")} ${blocked.length === 1 ? "is" : "are"} declared in ` +
+        `project files and not approved; ${approveHint(blocked)}\n`,
+    );
   }
   if (ctx.values.strict && failures.length > 0) return strictExitCode(failures);
   return ExitCode.ok;
@@ -85,9 +87,10 @@ export async function run(ctx: CommandContext): Promise<number> {
 
 /**
  * With `--strict`: 5 when every failure was a timeout, 4 when every one needs sign-in,
- * else 3.
+ * 2 when every one is a project server not approved, else 3.
  */
 export function strictExitCode(failures: unknown[]): number {
+  if (failures.every((f) => f instanceof UntrustedError)) return ExitCode.usage;
   if (failures.every((f) => f instanceof TimeoutError)) return ExitCode.timeout;
   if (failures.every((f) => f instanceof AuthRequiredError)) return ExitCode.auth;
   return ExitCode.server;
@@ -109,6 +112,8 @@ async function listOne(
   if (!entry.enabled) return { listed: listed("disabled") };
   let client: Client | undefined;
   try {
+    // Trust first: nothing of a blocked entry (a tokenCommand, a sign-in) runs before.
+    await options.beforeConnect?.(entry);
     if (login && entry.type !== "stdio") {
       const auth = await options.auth?.(entry);
       if (auth) await signInFirst(entry, auth, signal);

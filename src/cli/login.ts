@@ -8,7 +8,7 @@
 import { ExitCode, UsageError } from "../errors.ts";
 import { connectServer, listTools } from "../mcp/manager.ts";
 import type { CommandContext } from "./commands.ts";
-import { connectOptions, findServer, loadServers } from "./servers.ts";
+import { connectOptions, findServer, loadServers, projectGate } from "./servers.ts";
 import { authResolver, hasAuthorizationHeader, signInFirst } from "./sign_in.ts";
 import { intOption } from "./args.ts";
 
@@ -32,6 +32,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       `server '${entry.name}' has an Authorization header in ${entry.source}; it always wins, so a sign-in would never be used`,
     );
   }
+  // A project server's settings (oauth, variables) are used only once approved.
+  await projectGate(ctx)(entry);
   const callbackTimeoutMs = intOption(ctx.values, "timeout");
   const resolve = authResolver(ctx, set, {
     interactive: true,

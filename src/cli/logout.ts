@@ -10,7 +10,7 @@
 import { ExitCode, UsageError } from "../errors.ts";
 import type { RevocationOutcome } from "../auth/revocation.ts";
 import type { CommandContext } from "./commands.ts";
-import { findServer, loadServers } from "./servers.ts";
+import { findServer, loadServers, projectGate } from "./servers.ts";
 import { signInSettings } from "./sign_in.ts";
 
 /** Runs `logout`. */
@@ -20,6 +20,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     throw new UsageError("name one server to sign out of", { hint: "mcpctl logout SERVER" });
   }
   const entry = set.adhoc ? set.servers[0]! : findServer(set, ctx.positionals[0]!);
+  // A project server's settings (URL, oauth, variables) are used only once approved.
+  await projectGate(ctx)(entry);
   if (!entry.url) throw new UsageError(`server '${entry.name}' has no URL: nothing to sign out of`);
   const { openCredentialStore } = await import("../auth/store.ts");
   const store = openCredentialStore({

@@ -10,7 +10,14 @@
  * @module
  */
 
-import { AuthRequiredError, ExitCode, TimeoutError, UsageError } from "../errors.ts";
+import { approveHint } from "../config/trust.ts";
+import {
+  AuthRequiredError,
+  ExitCode,
+  TimeoutError,
+  UntrustedError,
+  UsageError,
+} from "../errors.ts";
 import { describeError, type ToolInfo } from "../mcp/manager.ts";
 import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
 import { intOption } from "./args.ts";
@@ -81,6 +88,11 @@ export async function run(ctx: CommandContext): Promise<number> {
         tool,
       });
     }
+  }
+  const blocked = results.filter((r) => !r.ok && r.error instanceof UntrustedError)
+    .map((r) => r.entry.name);
+  if (blocked.length > 0) {
+    await ctx.out.error(`hint: ${approveHint(blocked)}\n`);
   }
   let ranked = rankTools(query, candidates);
   if (limit !== undefined) ranked = ranked.slice(0, limit);
@@ -164,6 +176,7 @@ function fitText(
 }
 
 function failureCode(failures: unknown[]): number {
+  if (failures.every((f) => f instanceof UntrustedError)) return ExitCode.usage;
   if (failures.every((f) => f instanceof TimeoutError)) return ExitCode.timeout;
   if (failures.every((f) => f instanceof AuthRequiredError)) return ExitCode.auth;
   return ExitCode.server;

@@ -7,6 +7,7 @@
  */
 
 import { loadConfig, type LoadedConfig, resolveEntry } from "../config/load.ts";
+import { isBlocked } from "../config/trust.ts";
 import type { ServerEntry } from "../config/types.ts";
 import { UsageError } from "../errors.ts";
 import type { RequestHandler } from "../mcp/client.ts";
@@ -15,7 +16,7 @@ import { stripTerminal } from "../mcp/sanitize.ts";
 import { serverNameProblem } from "../mcp/names.ts";
 import { closest, intOption, splitCommandLine } from "./args.ts";
 import type { CommandContext } from "./commands.ts";
-import { trustGate } from "./trust_gate.ts";
+import { trustGate, trustSwitch } from "./trust_gate.ts";
 import { listRoots, rootsClientOptions } from "./roots.ts";
 
 /** The servers a command can use. */
@@ -45,6 +46,7 @@ export async function loadServers(ctx: CommandContext): Promise<ServerSet> {
     ...(typeof v.config === "string" ? { configPath: v.config } : {}),
     env: ctx.env,
     cwd: ctx.cwd,
+    trustProject: trustSwitch(ctx),
   });
   registerSecrets(ctx, config.servers);
   return { servers: config.servers, adhoc: false, config };
@@ -113,6 +115,8 @@ function adhocEntry(ctx: CommandContext): ServerEntry {
 
 function registerSecrets(ctx: CommandContext, servers: ServerEntry[]): void {
   for (const s of servers) {
+    // Nothing of a blocked entry is expanded: its text is the file's, shown at approval.
+    if (isBlocked(s)) continue;
     for (const value of Object.values(s.headers)) {
       ctx.out.addSecret(value);
       // "Bearer abc": the bare token is as secret as the whole value.
@@ -122,6 +126,16 @@ function registerSecrets(ctx: CommandContext, servers: ServerEntry[]): void {
     ctx.out.addSecret(s.oauth?.clientSecret);
     ctx.out.addSecret(s.oauth?.privateKey);
   }
+}
+
+/**
+ * The trust gate of `config/trust.ts` for this command: a blocked project entry is
+ * approved at a terminal prompt (its secrets registered then) or refused with exit 2.
+ * Commands that send something before connecting (`login`, `logout`, `--login`) pass
+ * it first.
+ */
+export function projectGate(ctx: CommandContext): (entry: ServerEntry) => Promise<void> {
+  return trustGate(ctx, { onApproved: (e) => registerSecrets(ctx, [e]) });
 }
 
 /**
@@ -166,7 +180,7 @@ export function connectOptions(ctx: CommandContext): ConnectOptions {
   const options: ConnectOptions = {
     signal: ctx.signal,
     client: rootsClientOptions(roots),
-    beforeConnect: trustGate(ctx),
+    beforeConnect: projectGate(ctx),
   };
   addElicitation(ctx, options);
   if (timeoutMs !== undefined) {

@@ -7,6 +7,7 @@
  */
 
 import type { AuthProvider } from "../mcp/transport/types.ts";
+import { assertApproved } from "../config/trust.ts";
 import type { OAuthSettings, ServerEntry } from "../config/types.ts";
 import { UsageError } from "../errors.ts";
 import type { ServerAuth } from "../auth/provider.ts";
@@ -104,6 +105,8 @@ async function makeProvider(
   entry: ServerEntry,
   options: AuthResolverOptions,
 ): Promise<ServerAuth | undefined> {
+  // A blocked project entry gets no credentials: no tokenCommand, no grant, no store.
+  assertApproved(entry);
   if (entry.type === "stdio" || !entry.url || hasAuthorizationHeader(entry)) return undefined;
   const [{ createAuthProvider }, { openCredentialStore }] = await Promise.all([
     import("../auth/provider.ts"),

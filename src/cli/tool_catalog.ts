@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isBlocked } from "../config/trust.ts";
 import type { ServerEntry } from "../config/types.ts";
 import { UsageError } from "../errors.ts";
 import type { Client } from "../mcp/client.ts";
@@ -71,7 +72,9 @@ export class ToolCatalog {
     const live = this.#live.get(entry.name);
     if (live) return await live;
     const { cache, refresh } = this.#options;
-    if (cache && !refresh && !options.fresh) {
+    // A blocked project entry goes to the trust gate (it may be approved at a prompt),
+    // never to a list cached for an identical definition from elsewhere.
+    if (cache && !refresh && !options.fresh && !isBlocked(entry)) {
       const cached = await readCachedTools(cache, entry);
       if (cached) {
         return {

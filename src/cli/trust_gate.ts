@@ -1,75 +1,85 @@
 /**
- * The gate before a project-declared stdio server is first spawned: approved
- * definitions pass; on a terminal the user is asked (seeing the exact command, args,
- * cwd and env names); elsewhere the command is refused with the way to approve.
+ * The gate before a blocked project entry (see `config/trust.ts`) is first started or
+ * sent to: on a terminal the user is shown exactly what it runs and sends and asked;
+ * a yes approves it in place (its variables are expanded only then) and is remembered.
+ * Elsewhere, or after a no, the command is refused with the one way to approve.
  *
  * @module
  */
 
-import type { ServerEntry } from "../config/types.ts";
+import { approveEntry } from "../config/load.ts";
 import {
+  blockedError,
   describeForTrust,
-  isTrusted,
-  needsTrust,
+  isBlocked,
   recordTrust,
   trustFilePath,
 } from "../config/trust.ts";
-import { ConfigError } from "../errors.ts";
+import type { ServerEntry } from "../config/types.ts";
 import type { CommandContext } from "./commands.ts";
-
-/** A project server that was not approved. Exit 2. */
-export class UntrustedError extends ConfigError {
-  override name = "UntrustedError";
-}
 
 /** Whether the CI switch is on (`--trust-project` or `MCPCTL_TRUST_PROJECT=1`). */
 export function trustSwitch(ctx: CommandContext): boolean {
   return ctx.values["trust-project"] === true || ctx.env("MCPCTL_TRUST_PROJECT") === "1";
 }
 
-/** Builds the gate for one command; prompts are asked one at a time. */
+/** How the gate talks to a person (injected in tests). */
+export interface GateIo {
+  /** Whether a person can answer (default: stdin and stderr are terminals). */
+  interactive?: boolean;
+  /** Reads one answer line. */
+  readLine?: () => Promise<string | undefined>;
+  /** Told about an entry approved at the prompt (its secrets are known only now). */
+  onApproved?: (entry: ServerEntry) => void;
+}
+
+/**
+ * Builds the gate for one command: resolves for entries that need nothing or are
+ * approved, asks for blocked ones one at a time, throws UntrustedError when refused.
+ */
 export function trustGate(
   ctx: CommandContext,
-  io: { interactive?: boolean; readLine?: () => Promise<string | undefined> } = {},
+  io: GateIo = {},
 ): (entry: ServerEntry) => Promise<void> {
   let queue: Promise<unknown> = Promise.resolve();
   return (entry) => {
-    if (!needsTrust(entry) || trustSwitch(ctx)) return Promise.resolve();
+    // A broken entry (say, an invalid name) fails on its own: nothing to ask about.
+    if (!isBlocked(entry) || entry.error !== undefined) return Promise.resolve();
     const next = queue.then(() => check(ctx, entry, io));
     queue = next.catch(() => {});
     return next;
   };
 }
 
-async function check(
-  ctx: CommandContext,
-  entry: ServerEntry,
-  io: { interactive?: boolean; readLine?: () => Promise<string | undefined> },
-): Promise<void> {
-  const path = trustFilePath(ctx.env);
-  if (path && await isTrusted(path, entry)) return;
-  const interactive = io.interactive ?? (Deno.stdin.isTerminal() && ctx.out.stderrIsTerminal);
-  if (!interactive) {
-    throw new UntrustedError(
-      `server '${entry.name}' is declared in the project file ${entry.project!.file} ` +
-        "and has not been approved to run",
-      {
-        hint:
-          `review it with 'mcpctl trust --list', approve it with 'mcpctl trust ${entry.name}', ` +
-          "or pass --trust-project (MCPCTL_TRUST_PROJECT=1) in CI",
-      },
-    );
-  }
-  await ctx.out.error(`${describeForTrust(entry)}\nTrust and run it? [y/N] `);
+async function check(ctx: CommandContext, entry: ServerEntry, io: GateIo): Promise<void> {
+  // Asked and approved while this one waited its turn (the same entry, twice).
+  if (!isBlocked(entry)) return;
+  if (!(io.interactive ?? isInteractive(ctx))) throw blockedError(entry);
+  await ctx.out.error(`${describeForTrust(entry)}\nApprove '${entry.name}'? [y/N] `);
   const answer = (await (io.readLine ?? readLine)())?.trim().toLowerCase();
-  if (answer !== "y" && answer !== "yes") {
-    throw new UntrustedError(`server '${entry.name}' was not approved; nothing was run`);
+  if (answer !== "y" && answer !== "yes") throw blockedError(entry, true);
+  approveEntry(entry, ctx.env, "prompt");
+  io.onApproved?.(entry);
+  const path = trustFilePath(ctx.env);
+  try {
+    if (path) await recordTrust(path, [entry]);
+  } catch (error) {
+    // Approved for this run all the same: the person said yes.
+    await ctx.out.error(`mcpctl: the approval is not remembered: ${(error as Error).message}\n`);
   }
-  if (path) await recordTrust(path, [entry]);
+}
+
+/** Whether a person can answer a question: stdin and stderr are terminals. */
+export function isInteractive(ctx: CommandContext): boolean {
+  try {
+    return Deno.stdin.isTerminal() && ctx.out.stderrIsTerminal;
+  } catch {
+    return false;
+  }
 }
 
 /** Reads one line from stdin (without consuming more than needed for a terminal). */
-async function readLine(): Promise<string | undefined> {
+export async function readLine(): Promise<string | undefined> {
   const buf = new Uint8Array(1024);
   let text = "";
   while (!text.includes("\n")) {

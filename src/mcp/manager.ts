@@ -5,8 +5,15 @@
  * @module
  */
 
+import { assertApproved } from "../config/trust.ts";
 import type { ServerEntry } from "../config/types.ts";
-import { AuthRequiredError, McpctlError, ServerError, TimeoutError } from "../errors.ts";
+import {
+  AuthRequiredError,
+  McpctlError,
+  ServerError,
+  TimeoutError,
+  UntrustedError,
+} from "../errors.ts";
 import { Client, type ClientOptions, formatMs, isRecord } from "./client.ts";
 import { partitionTools, type RejectedTool } from "./names.ts";
 import type { AuthProvider, Transport } from "./transport/types.ts";
@@ -27,7 +34,10 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Injected fetch for HTTP transports (tests). */
   fetch?: typeof fetch;
-  /** Runs before a server is started; throwing stops it (the project trust gate). */
+  /**
+   * Runs before a server is started: the project trust gate, which may approve a blocked
+   * entry in place (a prompt) or throw. A blocked entry is refused after it whatever.
+   */
   beforeConnect?: (entry: ServerEntry) => Promise<void>;
 }
 
@@ -41,6 +51,8 @@ export async function connectServer(
 ): Promise<Client> {
   if (entry.error) throw new ServerError(entry.error);
   await options.beforeConnect?.(entry);
+  // Whatever the caller did: a blocked project entry is never started or sent to.
+  assertApproved(entry);
   const timeoutMs = entry.timeoutMs ?? options.timeoutMs;
   const log = options.log ? (line: string) => options.log!(entry.name, line) : undefined;
   const make = (transport: Transport) =>
@@ -198,10 +210,11 @@ export async function listAll(
 }
 
 /** The state of one server in a listing. */
-export type ServerStatus = "connected" | "failed" | "auth_required" | "disabled";
+export type ServerStatus = "connected" | "failed" | "auth_required" | "blocked" | "disabled";
 
 /** Maps a connection failure to a listing status. */
 export function statusOf(error: unknown): ServerStatus {
+  if (error instanceof UntrustedError) return "blocked";
   return error instanceof AuthRequiredError ? "auth_required" : "failed";
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { cliCommand, fixture, runCli, tempConfig } from "../helpers/cli.ts";
+import { fixture, runCli, tempConfig } from "../helpers/cli.ts";
+import { runInTerminal } from "../helpers/pty.ts";
 
 /** A project directory with a .mcp.json declaring a stdio fixture, and a state dir. */
 async function project(extraArgs: string[] = []) {
@@ -30,13 +31,26 @@ Deno.test("trust: a project stdio server is refused off a terminal, nothing runs
   await using _ = p.cfg;
   const r = await runCli(["call", "fx", "echo", "message=hi"], { cwd: p.cwd, env: p.env });
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /server 'fx' is declared in the project file .*\.mcp\.json/);
+  assert.match(
+    r.stderr,
+    /server 'fx' from the project file ".*\.mcp\.json" is not approved: it runs the program/,
+  );
   assert.match(r.stderr, /mcpctl trust fx/);
   assert.match(r.stderr, /--trust-project/);
   assert.equal(await p.spawned(), false, "the server must not have been started");
+  // list still runs (exit 0): the server has its own status, and the hint says how.
   const list = await runCli(["list"], { cwd: p.cwd, env: p.env });
-  assert.equal(list.code, 2);
-  assert.match(list.stdout, /fx {2}failed/);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^fx {2}blocked {2}\(stdio\)$/m);
+  assert.match(
+    list.stderr,
+    /hint: fx is declared in project files and not approved; 'mcpctl trust fx'/,
+  );
+  const json = await runCli(["list", "--json"], { cwd: p.cwd, env: p.env });
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout)[0].status, "blocked");
+  const strict = await runCli(["list", "--strict"], { cwd: p.cwd, env: p.env });
+  assert.equal(strict.code, 2, "--strict: every failure is a missing approval");
   assert.equal(await p.spawned(), false);
 });
 
@@ -63,11 +77,22 @@ Deno.test("trust: `mcpctl trust` approves; an edited command asks again", async 
   await using _ = p.cfg;
   const list = await runCli(["trust", "--list"], { cwd: p.cwd, env: p.env });
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /command: .*deno/);
-  assert.match(list.stdout, /status: {2}not approved/);
-  const t = await runCli(["trust", "fx"], { cwd: p.cwd, env: p.env });
+  assert.match(list.stdout, /command: +".*deno"/);
+  assert.match(list.stdout, /status: not approved/);
+  // Off a terminal, approving needs --yes: it shows what it would approve and stops.
+  const asked = await runCli(["trust", "fx"], { cwd: p.cwd, env: p.env });
+  assert.equal(asked.code, 2, asked.stderr);
+  assert.match(asked.stdout, /command: +".*deno"/);
+  assert.match(asked.stderr, /mcpctl trust fx --yes/);
+  await assert.rejects(Deno.stat(`${p.home}/trust.json`), Deno.errors.NotFound);
+  const t = await runCli(["trust", "fx", "--yes"], { cwd: p.cwd, env: p.env });
   assert.equal(t.code, 0, t.stderr);
-  assert.match(t.stdout, /approved/);
+  assert.match(t.stdout, /args: +\[/);
+  assert.match(t.stdout, /^approved: fx \(.*\.mcp\.json\)$/m);
+  assert.match(
+    (await runCli(["trust", "--list"], { cwd: p.cwd, env: p.env })).stdout,
+    /status: approved/,
+  );
   const mode = (await Deno.stat(`${p.home}/trust.json`)).mode! & 0o777;
   assert.equal(mode, 0o600);
   const ok = await runCli(["call", "fx", "echo", "message=hi"], { cwd: p.cwd, env: p.env });
@@ -75,7 +100,7 @@ Deno.test("trust: `mcpctl trust` approves; an edited command asks again", async 
   await p.write(["--tools", "1"]);
   const edited = await runCli(["call", "fx", "echo", "message=hi"], { cwd: p.cwd, env: p.env });
   assert.equal(edited.code, 2, "an edited definition needs a new approval");
-  await runCli(["trust", "fx"], { cwd: p.cwd, env: p.env });
+  await runCli(["trust", "fx", "--yes"], { cwd: p.cwd, env: p.env });
   const revoked = await runCli(["trust", "fx", "--revoke"], { cwd: p.cwd, env: p.env });
   assert.match(revoked.stdout, /revoked: fx/);
   const after = await runCli(["call", "fx", "echo", "message=hi"], { cwd: p.cwd, env: p.env });
@@ -85,30 +110,17 @@ Deno.test("trust: `mcpctl trust` approves; an edited command asks again", async 
 Deno.test("trust: on a terminal the user is asked; yes is remembered, no refuses", async () => {
   const p = await project();
   await using _ = p.cfg;
-  const run = async (answer: string) => {
-    const line = cliCommand(["call", "fx", "echo", "message=hi"])
-      .map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-    const child = new Deno.Command("script", {
-      args: ["-qec", line, "/dev/null"],
-      cwd: p.cwd,
-      env: { ...p.env, NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const w = child.stdin.getWriter();
-    // Give the prompt time to appear before answering, as a person would.
-    await new Promise((r) => setTimeout(r, 1500));
-    await w.write(new TextEncoder().encode(answer));
-    await w.close();
-    const out = await child.output();
-    return { code: out.code, screen: new TextDecoder().decode(out.stdout) };
-  };
+  const run = (answer: string) =>
+    runInTerminal(["call", "fx", "echo", "message=hi"], { cwd: p.cwd, env: p.env }, [
+      { waitFor: "[y/N] ", answer },
+    ]);
   const no = await run("n\n");
   assert.notEqual(no.code, 0);
-  assert.match(no.screen, /wants to run:/);
-  assert.match(no.screen, /env: {5}\(none added\)/);
-  assert.match(no.screen, /Trust and run it\? \[y\/N\]/);
+  assert.match(no.screen, /needs approval: it runs the program ".*deno"/);
+  assert.match(no.screen, /env: +\(none added\)/);
+  assert.match(no.screen, /Approve 'fx'\? \[y\/N\]/);
+  assert.match(no.screen, /server 'fx' .* was not approved/);
+  assert.match(no.screen, /hint: 'mcpctl trust fx'/);
   assert.equal(await p.spawned(), false);
   const yes = await run("y\n");
   assert.equal(yes.code, 0, yes.screen);
@@ -134,4 +146,21 @@ Deno.test("trust: --config files and the global file are trusted", async () => {
     env: { MCPCTL_HOME: `${cfg.dir}/home`, XDG_CONFIG_HOME: xdg },
   });
   assert.equal(g.code, 0, g.stderr);
+});
+
+Deno.test("trust: on a terminal `mcpctl trust` shows what it approves and asks", async () => {
+  const p = await project();
+  await using _ = p.cfg;
+  const yes = await runInTerminal(["trust"], { cwd: p.cwd, env: p.env }, [
+    { waitFor: "Approve 'fx'? [y/N] ", answer: "y\n" },
+  ]);
+  assert.equal(yes.code, 0, yes.screen);
+  assert.match(yes.screen, /server "fx" from the project file ".*\.mcp\.json"\r\n/);
+  assert.match(yes.screen, /command: +".*deno"\r\n/);
+  assert.match(yes.screen, /^approved: fx \(.*\.mcp\.json\)\r$/m);
+  const ok = await runCli(["call", "fx", "echo", "message=hi"], { cwd: p.cwd, env: p.env });
+  assert.equal(ok.code, 0, ok.stderr);
+  const again = await runCli(["trust"], { cwd: p.cwd, env: p.env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /Every project server that needs approval is approved/);
 });
