@@ -48,6 +48,10 @@ export interface HostileHttpOptions {
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The query string, `?` included (empty when none). */
+  search: string;
+  /** The body of a POST, as text (empty otherwise). */
+  body: string;
   /** Headers, lower-case names. */
   headers: Record<string, string>;
   /** The JSON-RPC method of a POST, if any. */
@@ -149,15 +153,23 @@ export function startHostileHttp(
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => headers[name] = value);
     let body: Record<string, unknown> | undefined;
+    const bodyText = request.method === "POST" ? await request.text() : "";
     if (request.method === "POST") {
       try {
-        body = JSON.parse(await request.text());
+        body = JSON.parse(bodyText);
       } catch {
         body = undefined;
       }
     }
     const rpcMethod = typeof body?.method === "string" ? body.method : undefined;
-    requests.push({ method: request.method, path: url.pathname, headers, rpcMethod });
+    requests.push({
+      method: request.method,
+      path: url.pathname,
+      search: url.search,
+      headers,
+      body: bodyText,
+      rpcMethod,
+    });
 
     if (behaviour === "legacy-endpoint") return legacy(request, url);
     if (behaviour === "unauthorized") {
