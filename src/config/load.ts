@@ -276,10 +276,22 @@ export function projectConfigPaths(cwd: string): string[] {
   return out;
 }
 
+/** Largest config file read: far above any real one, far below trouble. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
 async function readIfExists(path: string): Promise<string | undefined> {
   try {
+    // A file found walking up may be anything a repository holds: a FIFO would block
+    // the read forever, /dev/zero would never end. Only regular files are read.
+    const info = await Deno.stat(path);
+    if (info.isDirectory) return undefined;
+    if (!info.isFile) throw new ConfigError(`${path} is not a regular file`);
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new ConfigError(`${path} is over ${MAX_CONFIG_BYTES / 1024 / 1024} MiB`);
+    }
     return await Deno.readTextFile(path);
   } catch (e) {
+    if (e instanceof ConfigError) throw e;
     if (e instanceof Deno.errors.NotFound) return undefined;
     if (e instanceof Deno.errors.IsADirectory) return undefined;
     throw new ConfigError(`cannot read ${path}: ${(e as Error).message}`);

@@ -414,3 +414,16 @@ Deno.test("hostile project [declined-hint]: after declining, list says which ser
   const later = await p.run(["list", "svc"]);
   assert.match(later.stdout, /^svc {2}connected/m, later.stderr);
 });
+
+Deno.test("hostile project [special-file]: a FIFO or /dev/zero as .mcp.json fails at once, never hangs", async () => {
+  await using p = await repository();
+  const fifo = await new Deno.Command("mkfifo", { args: [`${p.repo}/.mcp.json`] }).output();
+  assert.ok(fifo.success, "mkfifo");
+  await Deno.symlink("/dev/zero", `${p.repo}/mcpctl.json`);
+  for (const name of [".mcp.json", "mcpctl.json"]) {
+    const r = await p.run(["list"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`repo/${name.replace(".", "\\.")} is not a regular file`));
+    await Deno.remove(`${p.repo}/${name}`);
+  }
+});
