@@ -123,7 +123,7 @@ export async function ensurePrivateDir(dir: string, tighten: boolean): Promise<v
 export interface FileStoreOptions extends DataDirOptions {
   /** Use this file instead of `credentials.json` in the data directory (tests, tools). */
   path?: string;
-  /** Lock waiting and staleness; see {@linkcode LockOptions}. */
+  /** How to wait for the lock; see {@linkcode LockOptions}. */
   lock?: LockOptions;
 }
 

@@ -1,42 +1,53 @@
 /**
- * An exclusive lock between processes, made of a lock file created with `createNew`.
+ * An exclusive lock between processes: an advisory lock the operating system keeps on
+ * a lock file (`Deno.FsFile.tryLock`: `flock` on Unix, `LockFileEx` on Windows).
  *
- * The file holds `{pid, hostname, createdAt, token}`. Waiters retry with backoff up to
- * a timeout. A lock older than `staleMs` whose holder is gone (its pid is dead on this
- * host, or it cannot be checked: another host, Windows, unreadable content) is broken,
- * under a short-lived `<path>.break` lock so that two waiters never both break it and
- * then delete each other's fresh lock.
+ * Why an OS lock and not a pid file: the OS releases it when its holder ends, however
+ * it ends (crash, SIGKILL, power cut), so there is nothing stale to detect, no pid to
+ * check, no clock to trust and no advice to delete files. The lock file is created
+ * once (mode 0600) and stays: removing it on release would let a waiter lock the
+ * removed file while a newcomer locks a fresh one at the same path, both "holding" it.
+ * The holder writes its pid into the file, only to name it in messages.
+ *
+ * Waiting: `tryLock` is polled with a short capped backoff (5 → 100 ms, with jitter)
+ * rather than calling the blocking `lock()`, because a blocked `lock()` holds a thread
+ * that nothing can cancel: the deadline and Ctrl-C must end the wait at once.
+ *
+ * Whatever else sits at the path is waited on like a held lock and named when the wait
+ * gives up (after 10 s by default, {@linkcode TimeoutError}, exit 5): a directory, a
+ * symbolic link (never followed, dangling or not), a FIFO or device (never opened: that
+ * could block), a file this user may not open.
+ *
+ * Not for network file systems that ignore locks; mcpctl's data directory is local.
  *
  * @module
  */
 
-import { InterruptedError, McpctlError, TimeoutError } from "../errors.ts";
+import { InterruptedError, TimeoutError } from "../errors.ts";
 
 /** Default wait for a lock: 10 s. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
-/** Default age after which a lock whose holder is gone is broken: 30 s. */
-export const DEFAULT_STALE_LOCK_MS = 30_000;
 
 /** Options of {@linkcode acquireLock}. */
 export interface LockOptions {
   /** Give up with a {@linkcode TimeoutError} after this long. Default 10 s. */
   timeoutMs?: number;
-  /** A lock older than this whose holder is gone is broken. Default 30 s. */
-  staleMs?: number;
   /** Stops waiting with an {@linkcode InterruptedError}. */
   signal?: AbortSignal;
+  /** Told once, when the lock is not free at the first try, why it waits. */
+  onWait?: (message: string) => void;
 }
 
 /** A held lock. Release it exactly once; further calls do nothing. */
 export interface FileLock extends AsyncDisposable {
   /** The lock file. */
   readonly path: string;
-  /** Removes the lock file if it is still ours. */
+  /** Releases the lock (the file stays). */
   release(): Promise<void>;
 }
 
 /**
- * Takes the lock file at `path` (its directory must exist).
+ * Takes the lock at `path` (its directory must exist).
  *
  * @example
  * ```ts
@@ -45,35 +56,36 @@ export interface FileLock extends AsyncDisposable {
  * await using _lock = await acquireLock(`${dir}/x.lock`);
  * // ... exclusive section ...
  * ```
+ *
+ * @throws {TimeoutError} naming the path and what holds it, after `timeoutMs`.
+ * @throws {InterruptedError} when `signal` aborts the wait.
  */
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<FileLock> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const staleMs = options.staleMs ?? DEFAULT_STALE_LOCK_MS;
-  const body = JSON.stringify({
-    pid: Deno.pid,
-    hostname: hostname(),
-    createdAt: Date.now(),
-    token: crypto.randomUUID(),
-  }) + "\n";
   const deadline = Date.now() + timeoutMs;
   let backoff = 5;
+  let told = false;
   for (;;) {
-    if (options.signal?.aborted) {
-      throw new InterruptedError(`interrupted while waiting for the lock ${path}`);
+    if (options.signal?.aborted) throw interrupted(path);
+    const attempt = await tryLock(path);
+    if ("lock" in attempt) return attempt.lock;
+    if (!told) {
+      told = true;
+      options.onWait?.(`waiting for the lock ${path}: ${await describe(path, attempt)}`);
     }
-    if (await tryCreate(path, body)) return heldLock(path, body);
-    if (await breakIfStale(path, staleMs)) continue;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       throw new TimeoutError(
-        `timed out after ${formatSeconds(timeoutMs)} waiting for the lock file ${path}` +
-          (await describeHolder(path)),
-        { hint: `if no other mcpctl is running, delete ${path}` },
+        `gave up after ${formatSeconds(timeoutMs)} waiting for the lock ${path}: ${await describe(
+          path,
+          attempt,
+        )}`,
+        { hint: attempt.hint },
       );
     }
     // Jitter keeps a crowd of waiters from retrying in lockstep.
-    await sleep(Math.min(remaining, backoff * (0.5 + Math.random())), options.signal);
-    backoff = Math.min(backoff * 2, 200);
+    await sleep(Math.min(remaining, backoff * (0.5 + Math.random())), options.signal, path);
+    backoff = Math.min(backoff * 2, 100);
   }
 }
 
@@ -100,134 +112,97 @@ export async function withLock<T>(
   }
 }
 
-/**
- * Whether a process with this pid exists on this host: `undefined` when that cannot be
- * told (Windows, or an unexpected error).
- */
-export function isProcessAlive(pid: number): boolean | undefined {
-  if (Deno.build.os === "windows" || !Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    // Signal 0 checks existence and permission without delivering anything.
-    Deno.kill(pid, 0 as unknown as Deno.Signal);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    if (error instanceof Deno.errors.PermissionDenied) return true;
-    return undefined;
-  }
+/** Why one attempt did not get the lock. */
+interface Busy {
+  /** What is in the way, for messages; `held` when another process holds the lock. */
+  reason: string;
+  hint: string;
 }
 
-async function tryCreate(path: string, body: string): Promise<boolean> {
+async function tryLock(path: string): Promise<{ lock: FileLock } | Busy> {
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = await Deno.lstat(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) return unusable(path, error);
+  }
+  if (info && !info.isFile) {
+    const what = info.isDirectory
+      ? "a directory"
+      : info.isSymlink
+      ? "a symbolic link"
+      : "something other than a file";
+    return { reason: `${what} is in the way`, hint: `remove ${path}; mcpctl creates it again` };
+  }
   let file: Deno.FsFile;
   try {
-    file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+    file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
   } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) return false;
-    throw new McpctlError(`cannot create the lock file ${path}: ${messageOf(error)}`, {
-      cause: error,
-    });
+    return unusable(path, error);
   }
+  let locked = false;
   try {
-    await writeAll(file, new TextEncoder().encode(body));
-  } finally {
+    locked = await file.tryLock(true);
+  } catch (error) {
     file.close();
+    return unusable(path, error);
   }
-  return true;
+  if (!locked) {
+    file.close();
+    return { reason: "held", hint: "it is released when that process ends" };
+  }
+  await notePid(file);
+  return { lock: heldLock(path, file) };
 }
 
-function heldLock(path: string, body: string): FileLock {
+function unusable(path: string, error: unknown): Busy {
+  const denied = error instanceof Deno.errors.PermissionDenied ||
+    error instanceof Deno.errors.NotCapable;
+  return denied
+    ? {
+      reason: "permission denied",
+      hint: `make ${path} readable and writable for this user, or remove it`,
+    }
+    : { reason: messageOf(error), hint: `remove ${path}; mcpctl creates it again` };
+}
+
+async function describe(path: string, busy: Busy): Promise<string> {
+  if (busy.reason !== "held") return busy.reason;
+  const pid = await holderPid(path);
+  return pid === undefined ? "another process holds it" : `process ${pid} holds it`;
+}
+
+// The holder's pid, for messages only; nothing depends on it.
+async function notePid(file: Deno.FsFile): Promise<void> {
+  try {
+    await file.truncate(0);
+    await writeAll(file, new TextEncoder().encode(`${Deno.pid}\n`));
+  } catch { /* informational only */ }
+}
+
+async function holderPid(path: string): Promise<number | undefined> {
+  try {
+    const text = (await Deno.readTextFile(path)).trim();
+    return /^\d{1,10}$/.test(text) ? Number(text) : undefined;
+  } catch {
+    return undefined; // Windows keeps a locked file unreadable
+  }
+}
+
+function heldLock(path: string, file: Deno.FsFile): FileLock {
   let released = false;
   async function release(): Promise<void> {
     if (released) return;
     released = true;
-    // Only remove our own lock: if it was broken as stale, the file is someone else's.
-    if ((await readOrUndefined(path)) === body) await removeIfExists(path);
+    try {
+      await file.truncate(0).catch(() => {});
+      await file.unlock();
+    } finally {
+      // Closing releases the lock too, whatever unlock did.
+      file.close();
+    }
   }
   return { path, release, [Symbol.asyncDispose]: release };
-}
-
-async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
-  const seen = await lockState(path);
-  if (seen === undefined) return true; // gone already: retry at once
-  if (!isStale(seen, staleMs)) return false;
-  const breaker = `${path}.break`;
-  if (!(await tryCreate(breaker, `${Deno.pid}\n`))) {
-    // Another waiter is breaking it; its .break lives for microseconds unless it died.
-    const breakerState = await lockState(breaker);
-    if (breakerState && Date.now() - breakerState.mtime > staleMs) await removeIfExists(breaker);
-    return false;
-  }
-  try {
-    // Re-check under the breaker: the file may have been replaced since we looked.
-    const now = await lockState(path);
-    if (now === undefined) return true;
-    if (now.content !== seen.content || now.mtime !== seen.mtime) return false;
-    await removeIfExists(path);
-    return true;
-  } finally {
-    await removeIfExists(breaker);
-  }
-}
-
-interface LockState {
-  content: string;
-  mtime: number;
-}
-
-async function lockState(path: string): Promise<LockState | undefined> {
-  try {
-    const [info, content] = await Promise.all([Deno.stat(path), Deno.readTextFile(path)]);
-    return { content, mtime: info.mtime?.getTime() ?? 0 };
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-}
-
-function isStale(state: LockState, staleMs: number): boolean {
-  if (Date.now() - state.mtime < staleMs) return false;
-  const holder = parseHolder(state.content);
-  if (holder === undefined || holder.hostname !== hostname()) return true;
-  return isProcessAlive(holder.pid) !== true;
-}
-
-function parseHolder(content: string): { pid: number; hostname: string } | undefined {
-  try {
-    const value: unknown = JSON.parse(content);
-    if (
-      typeof value === "object" && value !== null && "pid" in value &&
-      typeof value.pid === "number"
-    ) {
-      const host = "hostname" in value && typeof value.hostname === "string" ? value.hostname : "";
-      return { pid: value.pid, hostname: host };
-    }
-  } catch {
-    // Empty (being written, or its writer died) or foreign content.
-  }
-  return undefined;
-}
-
-async function describeHolder(path: string): Promise<string> {
-  const state = await lockState(path).catch(() => undefined);
-  const holder = state && parseHolder(state.content);
-  return holder ? ` (held by pid ${holder.pid})` : "";
-}
-
-async function readOrUndefined(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
-}
-
-async function removeIfExists(path: string): Promise<void> {
-  try {
-    await Deno.remove(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
 }
 
 /** Writes every byte (a single `write` may be partial). */
@@ -236,11 +211,15 @@ export async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<vo
   while (offset < bytes.length) offset += await file.write(bytes.subarray(offset));
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+function interrupted(path: string): InterruptedError {
+  return new InterruptedError(`interrupted while waiting for the lock ${path}`);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined, path: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new InterruptedError("interrupted while waiting for a lock"));
+      reject(interrupted(path));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
@@ -248,18 +227,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-let cachedHostname: string | undefined;
-function hostname(): string {
-  if (cachedHostname === undefined) {
-    try {
-      cachedHostname = Deno.hostname();
-    } catch {
-      cachedHostname = "";
-    }
-  }
-  return cachedHostname;
 }
 
 function formatSeconds(ms: number): string {

@@ -7,6 +7,7 @@
 
 import { FileCredentialStore, mcpctlDataDir } from "./file_store.ts";
 import { HelperCredentialStore, type HelperSpawn } from "./helper_store.ts";
+import type { LockOptions } from "./lock.ts";
 import type {
   ClientRegistration,
   ClientSource,
@@ -40,7 +41,7 @@ export interface StoredCredential {
 /**
  * Persistent credential storage.
  *
- * Writes are serialized across processes by a lock file; `update` holds the lock while
+ * Writes are serialized across processes by an OS lock on a lock file (`lock.ts`); `update` holds the lock while
  * its callback runs, so two processes refreshing the same token make one refresh: the
  * second one, once it has the lock, sees the fresh token.
  */
@@ -84,6 +85,8 @@ export interface OpenCredentialStoreOptions {
   platform?: typeof Deno.build.os;
   /** Process runner for the helper, for tests. */
   spawn?: HelperSpawn;
+  /** How writers wait for the store's lock (deadline, Ctrl-C, a waiting notice). */
+  lock?: LockOptions;
 }
 
 /**
@@ -114,9 +117,13 @@ export function openCredentialStore(options: OpenCredentialStoreOptions = {}): C
       helper,
       stateDir: mcpctlDataDir(dirOptions).dir,
       ...(options.spawn !== undefined ? { spawn: options.spawn } : {}),
+      ...(options.lock !== undefined ? { lock: options.lock } : {}),
     });
   }
-  return new FileCredentialStore(dirOptions);
+  return new FileCredentialStore({
+    ...dirOptions,
+    ...(options.lock !== undefined ? { lock: options.lock } : {}),
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

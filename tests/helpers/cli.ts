@@ -32,6 +32,8 @@ export interface RunCliOptions {
   killAfterMs?: number;
   /** Called with the child once spawned (to send signals). */
   onSpawn?: (child: Deno.ChildProcess) => void;
+  /** Runs the CLI through this command, e.g. `setpriv` with its options. */
+  prefix?: string[];
 }
 
 /** The argv that runs the CLI with the compile permission set. */
@@ -57,7 +59,7 @@ export function cliCommand(args: string[]): string[] {
  * ```
  */
 export async function runCli(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
-  const [cmd, ...rest] = cliCommand(args);
+  const [cmd, ...rest] = [...(options.prefix ?? []), ...cliCommand(args)];
   const started = performance.now();
   // Every run is tagged, so a server (or grandchild) left behind fails the test that
   // started it. A caller with its own ProcessWatch tag checks for itself.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CREDENTIALS_FILE, FileCredentialStore, mcpctlDataDir } from "../../src/auth/file_store.ts";
-import { acquireLock, isProcessAlive, withLock } from "../../src/auth/lock.ts";
+import { acquireLock, withLock } from "../../src/auth/lock.ts";
 import {
   credentialKeyId,
   openCredentialStore,
@@ -9,7 +9,7 @@ import {
   type StoredCredential,
 } from "../../src/auth/store.ts";
 import type { ClientRegistration } from "../../src/auth/types.ts";
-import { ConfigError, TimeoutError } from "../../src/errors.ts";
+import { ConfigError, InterruptedError, TimeoutError } from "../../src/errors.ts";
 
 const KEY = { serverName: "demo", serverUrl: "https://mcp.example/mcp" };
 const CRED: StoredCredential = {
@@ -42,13 +42,6 @@ async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
 
 function mode(info: Deno.FileInfo): number {
   return (info.mode ?? 0) & 0o777;
-}
-
-/** A pid that certainly belonged to a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = new Deno.Command("true", { stdout: "null", stderr: "null" }).spawn();
-  await child.status;
-  return child.pid;
 }
 
 Deno.test("file store: data directory resolution", () => {
@@ -117,10 +110,11 @@ Deno.test("file store: put, get, list and delete; name and URL both key an entry
     const doc = JSON.parse(await Deno.readTextFile(store.path));
     assert.equal(doc.version, 1);
     assert.deepEqual(Object.keys(doc.entries), [credentialKeyId(other)]);
-    // Nothing but the file is left: no temp files, no lock.
+    // No temp file is left; the lock file stays, empty and unlocked (lock.ts says why).
     const names = [];
     for await (const e of Deno.readDir(dir)) names.push(e.name);
-    assert.deepEqual(names, [CREDENTIALS_FILE]);
+    assert.deepEqual(names.sort(), [CREDENTIALS_FILE, `${CREDENTIALS_FILE}.lock`]);
+    await (await acquireLock(store.lockPath, { timeoutMs: 0 })).release();
   });
 });
 
@@ -162,7 +156,7 @@ Deno.test("file store: update semantics", async () => {
       /refresh failed/,
     );
     assert.equal((await store.get(KEY))?.tokens?.accessToken, "at-2");
-    await assert.rejects(Deno.stat(store.lockPath), Deno.errors.NotFound);
+    await (await acquireLock(store.lockPath, { timeoutMs: 0 })).release();
 
     // Async callbacks run under the lock; undefined deletes.
     assert.equal(
@@ -273,78 +267,124 @@ Deno.test("file store: key ids round-trip", () => {
   assert.equal(parseCredentialKeyId("mcpctl://servers/noslash"), undefined);
 });
 
-Deno.test("lock: waiters time out naming the lock file; release is idempotent", async () => {
+Deno.test("lock: waiters time out naming the lock file and its holder; release is idempotent", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/x.lock`;
     const held = await acquireLock(path);
-    const content = JSON.parse(await Deno.readTextFile(path));
-    assert.equal(content.pid, Deno.pid);
-    assert.equal(typeof content.createdAt, "number");
     assert.equal(mode(await Deno.stat(path)), 0o600);
-    await assert.rejects(acquireLock(path, { timeoutMs: 100 }), (e: unknown) => {
-      assert.ok(e instanceof TimeoutError);
-      assert.ok(e.message.includes(path));
-      assert.match(e.message, new RegExp(`held by pid ${Deno.pid}`));
-      return true;
-    });
+    const waits: string[] = [];
+    const started = performance.now();
+    await assert.rejects(
+      acquireLock(path, { timeoutMs: 100, onWait: (m) => waits.push(m) }),
+      (e: unknown) => {
+        assert.ok(e instanceof TimeoutError);
+        assert.equal(e.exitCode, 5);
+        assert.ok(e.message.includes(path), e.message);
+        assert.match(e.message, new RegExp(`process ${Deno.pid} holds it`));
+        return true;
+      },
+    );
+    assert.ok(performance.now() - started >= 100, "waited the whole timeout");
+    assert.deepEqual(waits, [`waiting for the lock ${path}: process ${Deno.pid} holds it`]);
     await held.release();
     await held.release();
-    await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
-    // Free again.
+    // Free again; the lock file stays (see lock.ts).
     assert.equal(await withLock(path, () => 7), 7);
+    assert.ok((await Deno.stat(path)).isFile);
   });
 });
 
-Deno.test("lock: a stale lock of a dead process is broken, a fresh or live one is not", async () => {
+Deno.test("lock: the OS releases the lock of a killed holder at once", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/x.lock`;
-    const pid = await deadPid();
-    assert.equal(isProcessAlive(pid), false);
-    assert.equal(isProcessAlive(Deno.pid), true);
-    const old = new Date(Date.now() - 60_000);
-    const body = JSON.stringify({ pid, hostname: Deno.hostname(), createdAt: old.getTime() });
-
-    // Dead but fresh: could be a pid just written; wait.
-    await Deno.writeTextFile(path, body);
+    const holder = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `const f = await Deno.open(${
+          JSON.stringify(path)
+        }, { read: true, write: true, create: true });
+         await f.lock(true); console.log("locked"); setInterval(() => {}, 1000);`,
+      ],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const reader = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("locked")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    assert.match(seen, /locked/);
     await assert.rejects(acquireLock(path, { timeoutMs: 50 }), TimeoutError);
-
-    // Dead and old: broken.
-    await Deno.utime(path, old, old);
-    const lock = await acquireLock(path, { timeoutMs: 1_000 });
-    assert.equal(JSON.parse(await Deno.readTextFile(path)).pid, Deno.pid);
-    await lock.release();
-
-    // Alive and old: kept.
-    await Deno.writeTextFile(path, JSON.stringify({ pid: Deno.pid, hostname: Deno.hostname() }));
-    await Deno.utime(path, old, old);
-    await assert.rejects(acquireLock(path, { timeoutMs: 50 }), TimeoutError);
-
-    // Empty (its writer died before writing) and old: broken.
-    await Deno.writeTextFile(path, "");
-    await Deno.utime(path, old, old);
-    await (await acquireLock(path, { timeoutMs: 1_000 })).release();
-    await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
+    holder.kill("SIGKILL");
+    await holder.status;
+    await reader.cancel();
+    // No staleness rule to wait for: the lock is free as soon as its holder is gone.
+    const started = performance.now();
+    await (await acquireLock(path, { timeoutMs: 5_000 })).release();
+    assert.ok(performance.now() - started < 1_000, `took ${performance.now() - started} ms`);
   });
 });
 
-Deno.test("lock: release leaves a lock that is no longer ours", async () => {
+Deno.test("lock: whatever sits at the path is waited on, then named", async () => {
   await withTempDir(async (dir) => {
-    const path = `${dir}/x.lock`;
-    const lock = await acquireLock(path);
-    await Deno.writeTextFile(path, "someone else's");
-    await lock.release();
-    assert.equal(await Deno.readTextFile(path), "someone else's");
+    const cases: Array<[string, (path: string) => Promise<void>, RegExp]> = [
+      ["dangling", (p) => Deno.symlink(`${dir}/nowhere/x`, p), /a symbolic link is in the way/],
+      ["link", async (p) => {
+        await Deno.writeTextFile(`${dir}/target`, "");
+        await Deno.symlink(`${dir}/target`, p);
+      }, /a symbolic link is in the way/],
+      ["dir", (p) => Deno.mkdir(p), /a directory is in the way/],
+    ];
+    if (Deno.build.os !== "windows") {
+      cases.push([
+        "fifo",
+        async (p) => {
+          const made = await new Deno.Command("mkfifo", { args: [p] }).output();
+          assert.ok(made.success);
+        },
+        /something other than a file is in the way/,
+      ]);
+    }
+    for (const [name, make, reason] of cases) {
+      const path = `${dir}/${name}.lock`;
+      await make(path);
+      await assert.rejects(acquireLock(path, { timeoutMs: 150 }), (e: unknown) => {
+        assert.ok(e instanceof TimeoutError, String(e));
+        assert.ok(e.message.includes(path), e.message);
+        assert.match(e.message, reason);
+        assert.match(e.hint ?? "", new RegExp(`remove ${path}`));
+        return true;
+      });
+    }
+    // A dangling link is never followed: nothing was created where it points.
+    await assert.rejects(Deno.stat(`${dir}/nowhere`), Deno.errors.NotFound);
   });
 });
 
-Deno.test("lock: an aborted wait stops", async () => {
+Deno.test("lock: an aborted wait stops at once", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/x.lock`;
     const lock = await acquireLock(path);
     const controller = new AbortController();
-    const waiting = acquireLock(path, { timeoutMs: 10_000, signal: controller.signal });
-    setTimeout(() => controller.abort(), 30);
-    await assert.rejects(waiting, /interrupted/);
+    let waiting = false;
+    const started = performance.now();
+    const attempt = acquireLock(path, {
+      timeoutMs: 10_000,
+      signal: controller.signal,
+      onWait: () => {
+        waiting = true;
+        controller.abort();
+      },
+    });
+    await assert.rejects(attempt, (e: unknown) => {
+      assert.ok(e instanceof InterruptedError);
+      assert.ok(e.message.includes(path));
+      return true;
+    });
+    assert.ok(waiting);
+    assert.ok(performance.now() - started < 1_000);
     await lock.release();
   });
 });
@@ -386,6 +426,8 @@ Deno.test("file store: 8 processes writing at once lose nothing", async () => {
     assert.equal(mode(await Deno.stat(store.path)), 0o600);
     const names = [];
     for await (const e of Deno.readDir(dir)) names.push(e.name);
-    assert.deepEqual(names, [CREDENTIALS_FILE], "no temp or lock files left");
+    // No temp file left; the lock file stays, empty (lock.ts says why).
+    assert.deepEqual(names.sort(), [CREDENTIALS_FILE, `${CREDENTIALS_FILE}.lock`]);
+    assert.equal(await Deno.readTextFile(`${store.path}.lock`), "");
   });
 });

@@ -10,6 +10,7 @@ import {
   openCredentialStore,
   type StoredCredential,
 } from "../../src/auth/store.ts";
+import { acquireLock } from "../../src/auth/lock.ts";
 import { AuthRequiredError, ConfigError, TimeoutError } from "../../src/errors.ts";
 
 const KEY = { serverName: "demo", serverUrl: "https://mcp.example/mcp" };
@@ -137,7 +138,8 @@ Deno.test("helper store: store, get, list and erase through the helper protocol"
     assert.ok(await store.get(moved));
     // Never a credentials file beside the helper.
     await assert.rejects(Deno.stat(`${fake.dir}/credentials.json`), Deno.errors.NotFound);
-    await assert.rejects(Deno.stat(`${fake.dir}/credential-helper.lock`), Deno.errors.NotFound);
+    // Only the (empty) lock file, never the credentials.
+    assert.equal(await Deno.readTextFile(`${fake.dir}/credential-helper.lock`), "");
   });
 });
 
@@ -160,7 +162,8 @@ Deno.test("helper store: update writes only changes and runs under the lock", as
     assert.equal((await store.get(KEY))?.tokens?.accessToken, "access-SECRET-2");
 
     await assert.rejects(store.update(KEY, () => Promise.reject(new Error("no"))), /no/);
-    await assert.rejects(Deno.stat(store.lockPath), Deno.errors.NotFound);
+    // Released: free at the first try.
+    await (await acquireLock(store.lockPath, { timeoutMs: 0 })).release();
     assert.equal(await store.update(KEY, () => undefined), undefined);
     assert.equal(await store.get(KEY), undefined);
   });
