@@ -78,27 +78,29 @@ export interface ClientAuthTarget {
 
 /**
  * Adds the client's credentials to a token request body and headers, per its method.
- * Throws ConfigError when the method needs a secret or key that is not configured.
+ * Resolves to the secrets it added, exactly as sent (the `Basic` header value, the
+ * client secret, the JWT assertion), for redaction. Throws ConfigError when the method
+ * needs a secret or key that is not configured.
  */
 export async function applyClientAuthentication(
   client: TokenClient,
   request: { body: URLSearchParams; headers: Headers },
   target: ClientAuthTarget,
-): Promise<void> {
+): Promise<string[]> {
   switch (client.method) {
     case "none":
       request.body.set("client_id", client.clientId);
-      return;
-    case "client_secret_basic":
-      request.headers.set(
-        "Authorization",
-        basicAuthorization(client.clientId, requireSecret(client)),
-      );
-      return;
+      return [];
+    case "client_secret_basic": {
+      const secret = requireSecret(client);
+      const header = basicAuthorization(client.clientId, secret);
+      request.headers.set("Authorization", header);
+      return [secret, header];
+    }
     case "client_secret_post":
       request.body.set("client_id", client.clientId);
       request.body.set("client_secret", requireSecret(client));
-      return;
+      return [requireSecret(client)];
     case "private_key_jwt": {
       if (!client.privateKey) {
         throw new ConfigError(
@@ -116,7 +118,7 @@ export async function applyClientAuthentication(
       request.body.set("client_id", client.clientId);
       request.body.set("client_assertion_type", JWT_BEARER_ASSERTION_TYPE);
       request.body.set("client_assertion", assertion);
-      return;
+      return [assertion];
     }
   }
 }

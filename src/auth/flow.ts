@@ -132,6 +132,7 @@ export async function authorizationCodeFlow(
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       log: options.log,
+      onSecret: options.onSecret,
       code: received.code,
       codeVerifier: pkce.verifier,
       redirectUri,
@@ -213,6 +214,7 @@ export async function clientCredentialsFlow(
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     log: options.log,
+    onSecret: options.onSecret,
     scope,
   });
   return { tokens, context, client };
@@ -245,6 +247,7 @@ export async function refreshFlow(options: RefreshFlowOptions): Promise<Authoriz
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     log: options.log,
+    onSecret: options.onSecret,
     refreshToken: options.refreshToken,
     scope: options.scope,
   });

@@ -20,6 +20,7 @@
  */
 
 import { AuthRequiredError, ConfigError, TimeoutError } from "../errors.ts";
+import { REDACTED, Redactor } from "../util/redact.ts";
 import { type LockOptions, withLock } from "./lock.ts";
 import { ensurePrivateDir } from "./file_store.ts";
 import {
@@ -72,7 +73,7 @@ export interface HelperStoreOptions {
   spawn?: HelperSpawn;
   /** Limit for one helper run; default 2 minutes (a helper may ask for a passphrase). */
   timeoutMs?: number;
-  /** Lock waiting and staleness; see {@linkcode LockOptions}. */
+  /** How to wait for the lock; see {@linkcode LockOptions}. */
   lock?: LockOptions;
 }
 
@@ -321,14 +322,14 @@ export async function spawnHelper(
 }
 
 function secretsOf(credential: StoredCredential, serialized: string): string[] {
+  // The redactor adds the JSON-escaped form, as the payload appears inside stdin.
   const values = [
     serialized,
-    JSON.stringify(serialized).slice(1, -1), // as it appears inside the stdin payload
     credential.tokens?.accessToken,
     credential.tokens?.refreshToken,
     credential.registration?.clientSecret,
   ];
-  return values.filter((v): v is string => typeof v === "string" && v.length >= 4);
+  return values.filter((v): v is string => typeof v === "string");
 }
 
 function firstLine(text: string): string | undefined {
@@ -339,14 +340,10 @@ function firstLine(text: string): string | undefined {
 }
 
 function redact(line: string, secrets: string[]): string {
-  let out = line;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.replaceAll(secret, "[redacted]");
-  }
+  // deno-lint-ignore no-control-regex
+  let out = new Redactor(secrets).redact(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, ""));
   // A helper may echo part of the payload; cut anything that looks like our JSON.
   const secretField = out.search(/"?Secret"?\s*:/);
-  if (secretField >= 0) out = out.slice(0, secretField) + "[redacted]";
-  // deno-lint-ignore no-control-regex
-  out = out.replace(/[\u0000-\u001f\u007f-\u009f]/g, "");
+  if (secretField >= 0) out = out.slice(0, secretField) + REDACTED;
   return out.length > 200 ? out.slice(0, 200) + "…" : out;
 }

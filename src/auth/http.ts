@@ -6,6 +6,7 @@
  */
 
 import { ServerError, TimeoutError } from "../errors.ts";
+import { Redactor } from "../util/redact.ts";
 import type { FetchLike } from "./types.ts";
 import { describeUrl } from "./urls.ts";
 
@@ -128,13 +129,18 @@ export function formBody(params: Record<string, string | undefined>): URLSearchP
   return body;
 }
 
-/** Removes secrets and control characters from server-supplied text, and shortens it. */
-export function clean(text: string, secrets: Array<string | undefined>, max: number): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-  }
+/**
+ * Removes secrets (in every derived form, see `src/util/redact.ts`) and control
+ * characters from server-supplied text, and shortens it. Redaction comes first: a cut
+ * could leave a secret's start.
+ */
+export function clean(
+  text: string,
+  secrets: Iterable<string | undefined> | Redactor,
+  max: number,
+): string {
+  const redactor = secrets instanceof Redactor ? secrets : new Redactor(secrets);
   // deno-lint-ignore no-control-regex
-  out = out.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+  const out = redactor.redact(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
   return out.length > max ? out.slice(0, max) + "…" : out;
 }

@@ -96,6 +96,7 @@ export function createAuthProvider(options: AuthProviderOptions): ServerAuth {
     clock: now,
     ...(options.log ? { log: options.log } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onSecret ? { onSecret: options.onSecret } : {}),
   };
 
   async function load(): Promise<void> {

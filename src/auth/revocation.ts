@@ -54,6 +54,8 @@ export interface RevocationOptions {
   timeLimitMs?: number | undefined;
   /** Diagnostics. */
   log?: AuthLog | undefined;
+  /** Receives the secrets the requests carry (client assertions), for redaction of output. */
+  onSecret?: ((secret: string) => void) | undefined;
 }
 
 /** What a revocation achieved. `reason` is printable: it holds no secret. */
@@ -137,11 +139,15 @@ async function revoke(
       "Content-Type": "application/x-www-form-urlencoded",
       Accept: "application/json",
     });
-    await applyClientAuthentication(client, { body, headers }, {
+    const credentials = await applyClientAuthentication(client, { body, headers }, {
       issuer: as.issuer,
       signingAlgorithms: as.token_endpoint_auth_signing_alg_values_supported,
       now: clock(),
     });
+    for (const secret of credentials) {
+      secrets.push(secret);
+      options.onSecret?.(secret);
+    }
     // No redirects: a redirected POST would carry the token somewhere else.
     const response = await requestJson(endpoint, {
       method: "POST",

@@ -10,6 +10,7 @@
 
 import { AuthRequiredError, ServerError } from "../errors.ts";
 import { applyClientAuthentication } from "./client_auth.ts";
+import { Redactor } from "../util/redact.ts";
 import { clean, formBody, requestJson } from "./http.ts";
 import { parseOAuthError, parseTokenResponse } from "./schemas.ts";
 import type { AuthLog, Clock, FetchLike, TokenClient, TokenSet } from "./types.ts";
@@ -95,6 +96,8 @@ export interface TokenRequestOptions {
   timeoutMs?: number | undefined;
   /** Diagnostics. */
   log?: AuthLog | undefined;
+  /** Receives every secret the request carries or returns (for redaction of output). */
+  onSecret?: ((secret: string) => void) | undefined;
 }
 
 /** Options of `exchangeAuthorizationCode`. */
@@ -167,11 +170,18 @@ async function tokenRequest(
     "Content-Type": "application/x-www-form-urlencoded",
     Accept: "application/json",
   });
-  await applyClientAuthentication(options.client, { body, headers }, {
+  const credentials = await applyClientAuthentication(options.client, { body, headers }, {
     issuer: options.target.issuer,
     signingAlgorithms: options.target.signingAlgorithms,
     now,
   });
+  const secrets = new Redactor([
+    ...extra.secrets,
+    ...credentials,
+    options.client.clientSecret,
+    options.client.privateKey,
+  ]);
+  for (const secret of [...extra.secrets, ...credentials]) options.onSecret?.(secret);
   const endpoint = options.target.tokenEndpoint;
   // No redirects: a redirected POST would carry the code or secret somewhere else.
   const response = await requestJson(endpoint, {
@@ -183,12 +193,6 @@ async function tokenRequest(
   options.log?.(
     `auth: POST ${describeUrl(endpoint)} (${params["grant_type"]}) → ${response.status}`,
   );
-  const secrets = [
-    ...extra.secrets,
-    options.client.clientSecret,
-    options.client.privateKey,
-    body.get("client_assertion") ?? undefined,
-  ];
   const oauthError = parseOAuthError(response.json);
   // Some servers (GitHub) answer errors with 200, hence the check on every status.
   if (!response.ok || (oauthError && !hasAccessToken(response.json))) {
@@ -207,7 +211,11 @@ async function tokenRequest(
     );
   }
   const tokens: TokenSet = { accessToken: parsed.access_token, tokenType };
-  if (parsed.refresh_token) tokens.refreshToken = parsed.refresh_token;
+  options.onSecret?.(tokens.accessToken);
+  if (parsed.refresh_token) {
+    tokens.refreshToken = parsed.refresh_token;
+    options.onSecret?.(parsed.refresh_token);
+  }
   if (parsed.expires_in !== undefined && Number.isFinite(parsed.expires_in)) {
     tokens.expiresAt = now + parsed.expires_in * 1000;
   }
@@ -224,7 +232,7 @@ function tokenError(
   endpoint: string,
   status: number,
   error: { error: string; error_description?: string | undefined } | undefined,
-  secrets: Array<string | undefined>,
+  secrets: Redactor,
 ): Error {
   if (!error) {
     return new ServerError(`token endpoint ${describeUrl(endpoint)} answered HTTP ${status}`);

@@ -196,6 +196,8 @@ export interface FlowBaseOptions {
   clock?: Clock | undefined;
   /** Diagnostics. */
   log?: AuthLog | undefined;
+  /** Receives every secret the flow sends or obtains (client assertions, tokens), for redaction. */
+  onSecret?: ((secret: string) => void) | undefined;
   /** Aborts every request of the flow. */
   signal?: AbortSignal | undefined;
   /** Per-request time limit in ms (default 30 s). */

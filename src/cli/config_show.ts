@@ -1,20 +1,24 @@
 /**
- * `mcpctl config`: the resolved servers, each with the file it came from, the files
- * read, and where the tool cache lives. Header values, environment values, OAuth
- * secrets and URL passwords are shown as `<redacted>`. Nothing is started.
+ * `mcpctl config`: the servers, each with the file it came from, the files read, and
+ * where the tool cache lives. Nothing is started.
+ *
+ * Fields are shown as written, variables unexpanded (`${CI_SECRET}`), so what a
+ * variable holds is never printed: `url`, `args` (an mcp-remote style
+ * `--header 'Authorization: Bearer ${X}'`), `command`, `cwd`, `tokenCommand`. Header
+ * and environment values, OAuth client secrets and keys, URL passwords and query
+ * values are `<redacted>` unless they are a variable reference (`Bearer ${TOKEN}`,
+ * `?key=${KEY}`). The output goes through the one redactor as every output does.
  *
  * @module
  */
 
 import type { ServerEntry } from "../config/types.ts";
+import { PUBLIC_HEADERS, REDACTED } from "../util/redact.ts";
 import { ExitCode } from "../errors.ts";
 import { stripTerminal } from "../mcp/sanitize.ts";
 import type { CommandContext } from "./commands.ts";
 import { loadServers } from "./servers.ts";
 import { commandCache } from "./tool_catalog.ts";
-
-/** What replaces a secret value. */
-export const REDACTED = "<redacted>";
 
 /** One server in `config --json`. */
 export interface ShownServer {
@@ -71,45 +75,89 @@ export async function run(ctx: CommandContext): Promise<number> {
   return ExitCode.ok;
 }
 
-/** A server with every secret value replaced by `<redacted>`. */
+/**
+ * A server as written (variables unexpanded), with every literal secret value replaced
+ * by `<redacted>` (see the module documentation).
+ */
 export function shownServer(entry: ServerEntry): ShownServer {
+  // An entry from `--url`/`--header` has nothing to expand: what was typed is written.
+  const w = entry.written ?? entry;
   const s: ShownServer = {
     name: entry.name,
     source: entry.source,
     type: entry.type,
     enabled: entry.enabled,
   };
-  if (entry.command !== undefined) s.command = entry.command;
-  if (entry.args.length > 0) s.args = entry.args;
-  if (Object.keys(entry.env).length > 0) s.env = redactValues(entry.env);
-  if (entry.cwd !== undefined) s.cwd = entry.cwd;
-  if (entry.url !== undefined) s.url = redactUrl(entry.url);
-  if (Object.keys(entry.headers).length > 0) s.headers = redactValues(entry.headers);
+  if (w.command !== undefined) s.command = w.command;
+  if (w.args.length > 0) s.args = w.args;
+  if (Object.keys(w.env).length > 0) s.env = mapValues(w.env, (_, v) => shownSecret(v));
+  if (w.cwd !== undefined) s.cwd = w.cwd;
+  if (w.url !== undefined) s.url = shownUrl(w.url);
+  if (Object.keys(w.headers).length > 0) {
+    s.headers = mapValues(
+      w.headers,
+      (k, v) => PUBLIC_HEADERS.has(k.toLowerCase()) ? v : shownSecret(v),
+    );
+  }
   if (entry.timeoutMs !== undefined) s.timeoutMs = entry.timeoutMs;
   if (entry.maxMessageBytes !== undefined) s.maxMessageBytes = entry.maxMessageBytes;
-  if (entry.oauth !== undefined) {
-    const oauth: Record<string, unknown> = { ...entry.oauth };
-    for (const k of ["clientSecret", "privateKey"]) if (k in oauth) oauth[k] = REDACTED;
+  if (w.oauth !== undefined) {
+    const oauth: Record<string, unknown> = { ...w.oauth };
+    for (const k of ["clientSecret", "privateKey"] as const) {
+      const v = w.oauth[k];
+      if (v !== undefined) oauth[k] = shownSecret(v);
+    }
     s.oauth = oauth;
   }
-  if (entry.tokenCommand !== undefined) s.tokenCommand = entry.tokenCommand;
+  if (w.tokenCommand !== undefined) s.tokenCommand = w.tokenCommand;
   if (entry.error !== undefined) s.error = entry.error;
   return s;
 }
 
-function redactValues(map: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(map).map((k) => [k, REDACTED]));
+// One variable reference, alone or after an auth scheme: `${X}`, `{env:X}`, `Bearer ${X}`.
+// A `${X:-default}` is shown with its default hidden.
+const REFERENCE =
+  /^(?:[A-Za-z]+ )?(?:\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}|\{env:[A-Za-z_][A-Za-z0-9_]*\})$/;
+
+/** A secret value as shown: a variable reference as written, a literal value hidden. */
+function shownSecret(value: string): string {
+  if (!REFERENCE.test(value)) return REDACTED;
+  return value.replace(/:-[^}]*\}$/, `:-${REDACTED}}`);
 }
 
-/** Hides the password of a URL's user info (`https://user:<redacted>@host/`). */
-function redactUrl(url: string): string {
+/**
+ * A URL as shown: the password and every query value hidden unless it is a variable
+ * reference. Worked on the text, as written: `${…}` is no valid URL.
+ */
+function shownUrl(url: string): string {
+  const withPassword = url.replace(
+    /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*:)([^/?#@]*)@/,
+    (_, head: string, password: string) => `${head}${shownSecret(decodeSafe(password))}@`,
+  );
+  const query = withPassword.indexOf("?");
+  if (query === -1) return withPassword;
+  const hash = withPassword.indexOf("#", query);
+  const end = hash === -1 ? withPassword.length : hash;
+  const pairs = withPassword.slice(query + 1, end).split("&").map((pair) => {
+    const eq = pair.indexOf("=");
+    if (eq === -1) return pair;
+    return `${pair.slice(0, eq + 1)}${shownSecret(decodeSafe(pair.slice(eq + 1)))}`;
+  });
+  return `${withPassword.slice(0, query + 1)}${pairs.join("&")}${withPassword.slice(end)}`;
+}
+
+function mapValues(
+  map: Record<string, string>,
+  fn: (key: string, value: string) => string,
+): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, fn(k, v)]));
+}
+
+function decodeSafe(text: string): string {
   try {
-    const u = new URL(url);
-    if (u.password === "") return url;
-    u.password = "REDACTED";
-    return u.href.replace(":REDACTED@", `:${REDACTED}@`);
+    return decodeURIComponent(text.replaceAll("+", " "));
   } catch {
-    return url;
+    return text;
   }
 }
 

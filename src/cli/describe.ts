@@ -70,6 +70,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     connect: serverConnectOptions(ctx, set),
     refresh: ctx.values.refresh === true,
     onCacheError: (server, error) => cacheWarning(ctx, server, error),
+    secrets: ctx.out.secrets,
   });
   let found = await catalog.tools(entry);
   // A cached list may predate the tool: ask the server once before saying it is unknown.
@@ -98,6 +99,7 @@ export async function listSchemas(ctx: CommandContext): Promise<number> {
     connect: serverConnectOptions(ctx, set),
     refresh: true,
     onCacheError: (server, error) => cacheWarning(ctx, server, error),
+    secrets: ctx.out.secrets,
   });
   const enabled = selected.filter((e) => e.enabled);
   const results = await Promise.all(enabled.map((e) => catalog.tools(e)));

@@ -46,6 +46,8 @@ export interface PromptIo {
   readLine(): Promise<string | null>;
   /** Writes prompt text. */
   write(text: string): Promise<void>;
+  /** Clears the current terminal line (a progress bar) before a prompt starts. */
+  clearLine?(): Promise<void>;
 }
 
 /** How to answer one request. */
@@ -155,8 +157,9 @@ async function answerUrl(
     return { action };
   }
   // The whole URL (host in punycode, as the browser will see it), never shortened.
+  await io.clearLine?.();
   await io.write(
-    `\r\x1b[2K\n${header(`${options.server} asks you to open a URL`)}\n${indent(message)}\n  URL: ${
+    `\n${header(`${options.server} asks you to open a URL`)}\n${indent(message)}\n  URL: ${
       stripTerminal(href)
     }\n`,
   );
@@ -183,8 +186,9 @@ async function promptForm(
   server: string,
   io: PromptIo,
 ): Promise<ElicitResult> {
+  await io.clearLine?.();
   await io.write(
-    `\r\x1b[2K\n${header(`${server} asks for input`)}\n${indent(message)}\n(${COMMANDS_HINT})\n`,
+    `\n${header(`${server} asks for input`)}\n${indent(message)}\n(${COMMANDS_HINT})\n`,
   );
   const content: Record<string, FieldValue> = {};
   for (const [i, field] of fields.entries()) {
@@ -316,6 +320,7 @@ export function terminalPromptIo(
   let ended = false;
   return {
     write: (text) => out.error(text),
+    clearLine: () => out.status(""),
     async readLine() {
       for (;;) {
         const nl = buffered.indexOf("\n");

@@ -11,7 +11,7 @@ import { ExitCode, UsageError } from "../errors.ts";
 import type { RevocationOutcome } from "../auth/revocation.ts";
 import type { CommandContext } from "./commands.ts";
 import { findServer, loadServers, projectGate } from "./servers.ts";
-import { signInSettings } from "./sign_in.ts";
+import { signInSettings, storeLockOptions } from "./sign_in.ts";
 
 /** Runs `logout`. */
 export async function run(ctx: CommandContext): Promise<number> {
@@ -27,17 +27,20 @@ export async function run(ctx: CommandContext): Promise<number> {
   const store = openCredentialStore({
     ...(set.config?.credentialHelper ? { helper: set.config.credentialHelper } : {}),
     env: Deno.env.toObject(),
+    lock: storeLockOptions(ctx),
   });
   const key = { serverName: entry.name, serverUrl: entry.url };
   const all = ctx.values.all === true;
   // Revoke before removing: without the stored tokens there is nothing to revoke. Not
   // under the store's lock, so a slow server cannot hold up other mcpctl processes.
   const stored = await store.get(key);
+  ctx.out.secrets.addAll([
+    stored?.tokens?.accessToken,
+    stored?.tokens?.refreshToken,
+    stored?.registration?.clientSecret,
+  ]);
   let revocation: RevocationOutcome | undefined;
   if (stored?.tokens && ctx.values.local !== true) {
-    ctx.out.addSecret(stored.tokens.accessToken);
-    ctx.out.addSecret(stored.tokens.refreshToken);
-    ctx.out.addSecret(stored.registration?.clientSecret);
     // The OAuth code loads only when there are tokens to revoke.
     const { revokeTokens } = await import("../auth/revocation.ts");
     revocation = await revokeTokens({
@@ -48,6 +51,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       authServer: stored.authServer,
       fetch: (input, init) => fetch(input, init),
       signal: ctx.signal,
+      onSecret: (secret) => ctx.out.addSecret(secret),
       ...(ctx.values.verbose === true
         ? { log: (line: string) => void ctx.out.error(`[${entry.name} auth] ${line}\n`) }
         : {}),

@@ -2,8 +2,28 @@
  * Where output goes: results to stdout, everything else to stderr. A closed stdout
  * (piping into `head`) ends the command quietly instead of throwing.
  *
+ * The border with the terminal: every write passes two guards here, so no command has
+ * to remember them at each site.
+ *
+ * - Sanitizing: human text ({@linkcode Output.result}, {@linkcode Output.error}) is
+ *   stripped of escape sequences and control characters (but newline and tab), so
+ *   nothing a server supplied (names, descriptions, log fields, error messages) can
+ *   move the cursor, retitle the window or reorder text. `--json` output is escaped
+ *   instead ({@linkcode Output.json}): the exact value, written so no terminal acts on
+ *   it. mcpctl's own line clearing (progress bars, prompts) goes through
+ *   {@linkcode Output.status}.
+ * - Redacting: every secret registered with {@linkcode Output.secrets} (see
+ *   `src/util/redact.ts`) is replaced by `<redacted>` on every path: stdout and stderr,
+ *   text and JSON, results, errors, hints and `--verbose` lines.
+ *
  * @module
  */
+
+import { stripTerminal } from "../mcp/sanitize.ts";
+import { Redactor } from "../util/redact.ts";
+
+/** mcpctl's own terminal control: back to the start of the line, and clear it. */
+export const CLEAR_LINE = "\r\x1b[2K";
 
 const encoder = new TextEncoder();
 // Only ever inside JSON strings, where `\uXXXX` stands for the same character.
@@ -34,20 +54,20 @@ export class BrokenPipe extends Error {
 export class Output {
   readonly stdout: Sink;
   readonly stderr: Sink;
-  #secrets = new Set<string>();
-  constructor(stdout: Sink = Deno.stdout, stderr: Sink = Deno.stderr) {
+  /** The secrets of this run: register each as soon as it is known. */
+  readonly secrets: Redactor;
+  constructor(stdout: Sink = Deno.stdout, stderr: Sink = Deno.stderr, secrets = new Redactor()) {
     this.stdout = stdout;
     this.stderr = stderr;
+    this.secrets = secrets;
   }
 
-  /** Writes a result to stdout. Throws BrokenPipe when the reader went away. */
-  async result(text: string): Promise<void> {
-    try {
-      await writeAll(this.stdout, encoder.encode(text));
-    } catch (e) {
-      if (isBrokenPipe(e)) throw new BrokenPipe();
-      throw e;
-    }
+  /**
+   * Writes human text to stdout, sanitized and redacted. Throws BrokenPipe when the
+   * reader went away.
+   */
+  result(text: string): Promise<void> {
+    return this.#stdout(this.clean(text));
   }
 
   /**
@@ -57,35 +77,59 @@ export class Output {
    * ESC are always escaped by JSON.stringify.)
    */
   json(value: unknown): Promise<void> {
-    const text = JSON.stringify(value, null, 2).replace(
+    // Strings are redacted before serializing, so the output stays exact JSON.
+    const text = JSON.stringify(this.secrets.redactValue(value), null, 2).replace(
       UNSAFE_IN_JSON,
       (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
     );
-    return this.result(text + "\n");
+    return this.#stdout(text + "\n");
   }
 
-  /**
-   * Registers a secret (header value, token, client secret): it is replaced by
-   * `<redacted>` in everything written to stderr.
-   */
+  /** Registers a secret (header value, token, client secret); see {@linkcode Redactor.add}. */
   addSecret(secret: string | undefined): void {
-    if (secret && secret.length > 0) this.#secrets.add(secret);
+    this.secrets.add(secret);
   }
 
   /** Replaces every registered secret in `text` with `<redacted>`. */
   redact(text: string): string {
-    let out = text;
-    // Longest first, so a secret that contains another is replaced whole.
-    for (const s of [...this.#secrets].sort((a, b) => b.length - a.length)) {
-      out = out.replaceAll(s, "<redacted>");
-    }
-    return out;
+    return this.secrets.redact(text);
   }
 
-  /** Writes a diagnostic to stderr (redacted); failures to write are ignored. */
+  /**
+   * What human text becomes on its way out: escape sequences and control characters
+   * removed (newline and tab kept), then secrets redacted. Stripping comes first, so a
+   * control character cannot split a secret and hide it from redaction.
+   */
+  clean(text: string): string {
+    return this.secrets.redact(stripTerminal(text));
+  }
+
+  /** Writes a diagnostic to stderr, sanitized and redacted; failures to write are ignored. */
   async error(text: string): Promise<void> {
+    await this.#stderr(this.clean(text));
+  }
+
+  /**
+   * Redraws the current stderr line: {@linkcode CLEAR_LINE}, then `text` sanitized and
+   * redacted (progress bars, prompts). The only way mcpctl's own control characters
+   * reach the terminal.
+   */
+  async status(text: string): Promise<void> {
+    await this.#stderr(CLEAR_LINE + this.clean(text));
+  }
+
+  async #stdout(text: string): Promise<void> {
     try {
-      await writeAll(this.stderr, encoder.encode(this.redact(text)));
+      await writeAll(this.stdout, encoder.encode(text));
+    } catch (e) {
+      if (isBrokenPipe(e)) throw new BrokenPipe();
+      throw e;
+    }
+  }
+
+  async #stderr(text: string): Promise<void> {
+    try {
+      await writeAll(this.stderr, encoder.encode(text));
     } catch { /* nowhere left to report */ }
   }
 

@@ -32,11 +32,11 @@ export function createProgress(out: Output, enabled: boolean, label: string): Pr
       }
       const msg = p.message ? ` ${oneLine(p.message, 60)}` : "";
       drawn = true;
-      pending = pending.then(() => out.error(`\r\x1b[2K${label} ${bar}${msg}`));
+      pending = pending.then(() => out.status(`${label} ${bar}${msg}`));
     },
     async clear() {
       await pending;
-      if (drawn) await out.error("\r\x1b[2K");
+      if (drawn) await out.status("");
     },
   };
 }

@@ -58,6 +58,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     connect: serverConnectOptions(ctx, set),
     refresh: ctx.values.refresh === true,
     onCacheError: (server, error) => cacheWarning(ctx, server, error),
+    secrets: ctx.out.secrets,
   });
   const enabled = set.servers.filter((s) => s.enabled);
   const results = await Promise.all(enabled.map((e) => catalog.tools(e)));

@@ -113,18 +113,23 @@ function adhocEntry(ctx: CommandContext): ServerEntry {
   };
 }
 
+/**
+ * Registers, as soon as the config is read, every secret an entry holds: header values
+ * (but public ones such as `User-Agent`), values expanded from variables anywhere in
+ * the entry, URL credentials and query values, OAuth client secrets and keys, and
+ * `env` values whose names say they are credentials.
+ */
 function registerSecrets(ctx: CommandContext, servers: ServerEntry[]): void {
+  const secrets = ctx.out.secrets;
   for (const s of servers) {
     // Nothing of a blocked entry is expanded: its text is the file's, shown at approval.
     if (isBlocked(s)) continue;
-    for (const value of Object.values(s.headers)) {
-      ctx.out.addSecret(value);
-      // "Bearer abc": the bare token is as secret as the whole value.
-      const space = value.indexOf(" ");
-      if (space > 0) ctx.out.addSecret(value.slice(space + 1).trim());
-    }
-    ctx.out.addSecret(s.oauth?.clientSecret);
-    ctx.out.addSecret(s.oauth?.privateKey);
+    secrets.addHeaders(s.headers);
+    if (s.variables) secrets.addVariables(s.variables);
+    if (s.url !== undefined) secrets.addUrl(s.url);
+    secrets.addSecretEnv(s.env);
+    secrets.addBasic(s.oauth?.clientId, s.oauth?.clientSecret);
+    secrets.add(s.oauth?.privateKey);
   }
 }
 

@@ -10,6 +10,7 @@ import type { AuthProvider } from "../mcp/transport/types.ts";
 import { assertApproved } from "../config/trust.ts";
 import type { OAuthSettings, ServerEntry } from "../config/types.ts";
 import { UsageError } from "../errors.ts";
+import type { LockOptions } from "../auth/lock.ts";
 import type { ServerAuth } from "../auth/provider.ts";
 import { intOption, type OptionSpec } from "./args.ts";
 import type { CommandContext } from "./commands.ts";
@@ -65,8 +66,22 @@ export function signInSettings(ctx: CommandContext, entry: ServerEntry): OAuthSe
   // A client secret never comes from a command-line value: config or environment only.
   const envSecret = ctx.env("MCPCTL_OAUTH_CLIENT_SECRET");
   if (settings.clientSecret === undefined && envSecret) settings.clientSecret = envSecret;
-  ctx.out.addSecret(settings.clientSecret);
+  ctx.out.secrets.addBasic(settings.clientId, settings.clientSecret);
+  ctx.out.secrets.add(settings.privateKey);
   return settings;
+}
+
+/**
+ * How this command waits for the credential store's lock: Ctrl-C stops the wait, and
+ * with `--verbose` the wait is announced at once (naming the lock and its holder).
+ */
+export function storeLockOptions(ctx: CommandContext): LockOptions {
+  return {
+    signal: ctx.signal,
+    ...(ctx.values.verbose === true
+      ? { onWait: (message: string) => void ctx.out.error(`mcpctl: ${message}\n`) }
+      : {}),
+  };
 }
 
 /** Options of {@linkcode authResolver}. */
@@ -115,6 +130,7 @@ async function makeProvider(
   const store = openCredentialStore({
     ...(set.config?.credentialHelper ? { helper: set.config.credentialHelper } : {}),
     env: Deno.env.toObject(),
+    lock: storeLockOptions(ctx),
   });
   const log = ctx.values.verbose === true
     ? (line: string) => void ctx.out.error(`[${entry.name} auth] ${line}\n`)

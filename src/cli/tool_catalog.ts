@@ -19,6 +19,7 @@ import {
   type ToolCache,
   writeCachedTools,
 } from "../mcp/tool_cache.ts";
+import type { Redactor } from "../util/redact.ts";
 import type { CommandContext } from "./commands.ts";
 
 /** One server's tools, or why there are none. */
@@ -42,6 +43,8 @@ export interface CatalogOptions {
   connect: ConnectOptions;
   /** Ignore fresh cache entries (`--refresh`). */
   refresh?: boolean;
+  /** The run's secrets: a server that echoes one in a tool never gets it into the cache. */
+  secrets?: Redactor;
   /** Told when the cache cannot be written (the command goes on). */
   onCacheError?: (server: string, error: unknown) => void;
 }
@@ -104,7 +107,8 @@ export class ToolCatalog {
       const { cache } = this.#options;
       if (cache) {
         try {
-          await writeCachedTools(cache, entry, listed);
+          const stored = this.#options.secrets?.redactValue(listed) ?? listed;
+          await writeCachedTools(cache, entry, stored);
         } catch (error) {
           this.#options.onCacheError?.(entry.name, error);
         }

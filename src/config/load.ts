@@ -26,7 +26,7 @@ import {
   parseApprovals,
   trustFilePath,
 } from "./trust.ts";
-import type { Approval, ServerEntry } from "./types.ts";
+import type { Approval, ServerEntry, WrittenFields } from "./types.ts";
 
 /** Options for {@linkcode loadConfig}. */
 export interface LoadConfigOptions {
@@ -201,11 +201,19 @@ export function resolveEntry(
     entry.error = `invalid server name: it ${nameProblem}`;
     return entry;
   }
+  entry.written = written(raw);
   if (!raw.enabled || options.expand === false) return entry;
   let field = "";
+  // Every value a variable supplies is recorded: the CLI registers it for redaction.
+  const variables: Record<string, string> = {};
+  const lookup = (name: string) => {
+    const value = env(name);
+    if (value) variables[name] = value;
+    return value;
+  };
   const x = (f: string, v: string) => {
     field = f;
-    return expandVariables(v, env);
+    return expandVariables(v, lookup);
   };
   try {
     if (raw.command !== undefined) entry.command = x("command", raw.command);
@@ -226,6 +234,7 @@ export function resolveEntry(
     if (!(e instanceof MissingVariableError)) throw e;
     entry.error = `${e.message} (used in "${field}" of ${raw.source})`;
   }
+  if (Object.keys(variables).length > 0) entry.variables = variables;
   if (entry.cwd !== undefined && !isAbsolute(entry.cwd) && raw.source !== "command line") {
     // A relative cwd is relative to the file that declares it.
     entry.cwd = join(dirname(raw.source), entry.cwd);
@@ -239,6 +248,20 @@ export function resolveEntry(
     }
   }
   return entry;
+}
+
+/** The expandable fields as written (before expansion). */
+function written(raw: RawEntry): WrittenFields {
+  return {
+    args: raw.args,
+    env: raw.env,
+    headers: raw.headers,
+    ...(raw.command !== undefined ? { command: raw.command } : {}),
+    ...(raw.cwd !== undefined ? { cwd: raw.cwd } : {}),
+    ...(raw.url !== undefined ? { url: raw.url } : {}),
+    ...(raw.oauth !== undefined ? { oauth: raw.oauth } : {}),
+    ...(raw.tokenCommand !== undefined ? { tokenCommand: raw.tokenCommand } : {}),
+  };
 }
 
 /** The global config file candidates (`config.json`, then `config.jsonc`). */

@@ -60,6 +60,25 @@ export interface ServerEntry {
   project?: ProjectOrigin;
   /** Set when the entry cannot be used (e.g. a missing variable); the server is `failed`. */
   error?: string;
+  /**
+   * The variables expanded into this entry, by name, with their values: secrets, for
+   * the redactor (`src/util/redact.ts`). Absent when nothing was expanded.
+   */
+  variables?: Record<string, string>;
+  /** The runtime fields as written, before variable expansion (what `mcpctl config` shows). */
+  written?: WrittenFields;
+}
+
+/** The fields of an entry that variables can be expanded into, as written in the file. */
+export interface WrittenFields {
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  oauth?: OAuthSettings;
+  tokenCommand?: string[];
 }
 
 /** One entry as written in a file: not yet expanded. */

@@ -91,6 +91,12 @@ export interface FakeAsControls {
   refuseRefresh: boolean;
   /** Wait this long before answering a token request (to make clients overlap). */
   tokenDelayMs: number;
+  /**
+   * Refuse every token request with `invalid_client`, quoting the request (its
+   * `Authorization` header and its body, as received) in `error_description`: a
+   * careless server that echoes credentials.
+   */
+  echoTokenRequests: boolean;
 }
 
 /** A running fake authorization server. */
@@ -151,6 +157,7 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
     accessTtlSeconds: options.accessTtlSeconds ?? 3600,
     refuseRefresh: false,
     tokenDelayMs: 0,
+    echoTokenRequests: false,
   };
   let origin = "";
 
@@ -219,6 +226,12 @@ export function startFakeAs(options: FakeAsOptions = {}): FakeAs {
       return authorize(url.searchParams);
     }
     if (request.method === "POST" && url.pathname === `${prefix}/token`) {
+      if (controls.echoTokenRequests) {
+        const description = `bad client; you sent authorization=${
+          request.headers.get("authorization") ?? "(none)"
+        } body=${body}`;
+        return oauthError(401, "invalid_client", description);
+      }
       return await token(request.headers, new URLSearchParams(body));
     }
     if (request.method === "POST" && url.pathname === `${prefix}/register`) {

@@ -2,23 +2,27 @@ import assert from "node:assert/strict";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { pkcs8Pem } from "../../testdata/auth/fake_as.ts";
 import { startProtectedServer } from "../../testdata/auth/protected_server.ts";
-import { type CliResult, runCli, testdata } from "../helpers/cli.ts";
+import { type CliResult, fixture, runCli, testdata } from "../helpers/cli.ts";
+import { basicForms, findLeaks, secretForms } from "../helpers/secrets.ts";
 
 /**
- * Runs every command mcpctl has — successes and failures (401, 500, refused refresh),
+ * Runs every command mcpctl has — successes and failures (401, 500, refused refresh, a
+ * token endpoint that echoes the request, a stdio server that prints its secrets),
  * with --verbose and --json — while it holds known secrets: header values from the
- * config (`${VAR}`) and from --header, OAuth access and refresh tokens, authorization
- * codes, PKCE verifiers, client secrets, a private key and the JWT assertions made with
- * it. None may appear on stdout, on stderr, or in any file mcpctl writes other than the
- * token store itself.
+ * config (`${VAR}`) and from --header, values expanded into a stdio server's args and
+ * env, OAuth access and refresh tokens, authorization codes, PKCE verifiers, client
+ * secrets, a private key and the JWT assertions made with it. No form of any of them
+ * (as is, URL-encoded, JSON-escaped, base64, `Basic base64(id:secret)`) may appear on
+ * stdout, on stderr, or in any file mcpctl writes; the token store may hold tokens only.
  */
 
-const API_KEY = "sekrit-XYZ123-config-header-Qm9";
-const TRACE = "sekrit-XYZ123-trace-header-Lp2";
+// Every encoding changes them: space, slash, plus, ampersand, equals, quote.
+const API_KEY = 'sekrit/XYZ+123 "config header"=&Qm9';
+const TRACE = "sekrit/XYZ+123 trace&header=Lp2";
 const HDR_TOKEN = "sekrit-XYZ123-authz-header-Vv7";
-const CLI_HEADER = "sekrit-XYZ123-cli-header-Kk4";
-const SECRET_BASIC = "sekrit-XYZ123-client-basic-Aa1";
-const SECRET_POST = "sekrit-XYZ123-client-post-Bb2";
+const CLI_HEADER = 'sekrit/XYZ+123 "cli" header=Kk4';
+const SECRET_BASIC = "sekrit/XYZ+123 client&basic=Aa1";
+const SECRET_POST = "sekrit/XYZ+123 client&post=Bb2";
 
 const has = (name: string) => COMMANDS.some((c) => c.name === name);
 
@@ -109,6 +113,12 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
           fixed: { url: srv.url, headers: { Authorization: "Bearer ${HDR_TOKEN}" } },
           down: { url: leaky.url, headers: { "X-Api-Key": "${API_KEY}" } },
           downauth: { url: leaky.url, headers: { Authorization: "Bearer ${HDR_TOKEN}" } },
+          // stdio servers that print what variables put into their args.
+          envy: {
+            ...fixture("--stderr", "started with key ${API_KEY}"),
+            env: { SERVICE_TOKEN: "${TRACE}" },
+          },
+          envydead: fixture("--mode", "exit-at-start", "--stderr", "fatal: bad key ${API_KEY}"),
         },
       }),
     );
@@ -156,6 +166,14 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
       ].flat();
     const configRuns = () =>
       has("config") ? [run("config"), run("config", "--json"), run("config", "--verbose")] : [];
+    // Commands that start no server, reading config and cache only.
+    const offline = () => [
+      run("completions", "bash"),
+      run("__complete", "servers"),
+      run("__complete", "tools", "svc"),
+      run("trust", "--list"),
+      run("trust", "--list", "--json", "--verbose"),
+    ];
 
     // 1. Nothing stored: 401s, a refused configured header, 500s, client credentials.
     const first = await Promise.all([
@@ -172,7 +190,10 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
       adhoc("list", "--url", leaky.url, "--header", header, "--verbose", "--json"),
       adhoc("call", "--url", leaky.url, "--header", header, "echo", "--verbose"),
       run("call", "downauth", "echo", "--verbose", "--json"),
+      run("call", "envy", "echo", "message=a", "--verbose"),
+      run("call", "envydead", "echo", "message=a"),
       ...configRuns(),
+      ...offline(),
       ...others("svc"),
     ]);
     assert.equal(first[3]!.code, 4, first[3]!.stderr);
@@ -181,6 +202,10 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
     assert.match(first[5]!.stderr, /boom; you sent x-api-key: <redacted>/);
     assert.match(first[11]!.stderr, /boom; you sent x-api-key: <redacted>/);
     assert.match(first[12]!.stderr, /boom; you sent authorization: <redacted>/);
+    // The stdio servers printed the expanded value: on --verbose, and in a failure's tail.
+    assert.match(first[13]!.stderr, /\[envy stderr\] started with key <redacted>/);
+    assert.equal(first[14]!.code, 3, first[14]!.stderr);
+    assert.match(first[14]!.stderr, /fatal: bad key <redacted>/);
 
     // 2. Sign in, in the browser and inline.
     const login = await run("login", "svc", "--verbose");
@@ -211,6 +236,7 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
       run("call", "svc", "fail500", "--verbose"),
       run("call", "svc", "tool_error", "--verbose", "--json"),
       ...configRuns(),
+      ...offline(),
       ...others("svc"),
     ]);
     assert.equal(signedIn[2]!.code, 0, signedIn[2]!.stderr);
@@ -232,44 +258,87 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
     assert.equal(refused.code, 4, refused.stderr);
     await run("list", "--verbose", "--json");
 
-    // 6. Sign in again, then sign out.
+    // 6. A careless token endpoint echoes every request (Basic header, form body with the
+    //    secret, assertion, refresh token) in its error description.
     srv.as.controls.refuseRefresh = false;
+    assert.equal((await run("login", "svc", "--verbose")).code, 0);
+    for (const name of ["ci", "cipost", "cijwt"]) await run("logout", name, "--local");
+    srv.as.controls.echoTokenRequests = true;
+    srv.revokeAccessTokens();
+    const echoed = await Promise.all([
+      run("call", "ci", "echo", "text=e", "--verbose"),
+      run("call", "cipost", "echo", "text=e", "--json"),
+      run("call", "cijwt", "echo", "text=e", "--verbose"),
+      run("call", "svc", "echo", "text=e", "--verbose"),
+      run("list", "--json", "--verbose"),
+      run("list"),
+    ]);
+    for (const r of echoed.slice(0, 4)) assert.equal(r.code, 4, r.stderr);
+    for (const r of echoed.slice(0, 3)) assert.match(r.stderr, /you sent authorization=/);
+    assert.match(echoed[0]!.stderr, /authorization=<redacted> body=/);
+    assert.match(echoed[1]!.stderr, /client_secret=<redacted>/);
+    assert.match(echoed[2]!.stderr, /client_assertion=<redacted>/);
+    srv.as.controls.echoTokenRequests = false;
+
+    // 7. Sign in again, then sign out.
     assert.equal((await run("login", "svc", "--verbose")).code, 0);
     await run("logout", "svc", "--verbose");
     await run("logout", "svc", "--all", "--verbose");
     await run("logout", "ci", "--verbose");
     await adhoc("logout", "--url", srv.url, "--verbose");
 
-    // Every secret there was.
-    const secrets = new Set([API_KEY, TRACE, HDR_TOKEN, CLI_HEADER, SECRET_BASIC, SECRET_POST]);
+    // Every command was run.
+    const ran = new Set(runs.map((r) => r.args[0]));
+    assert.deepEqual(COMMANDS.map((c) => c.name).filter((n) => !ran.has(n)), []);
+
+    // Every secret there was, each with the forms it may take.
+    const configured = new Map<string, string[]>([
+      ["API_KEY", secretForms(API_KEY)],
+      ["TRACE", secretForms(TRACE)],
+      ["HDR_TOKEN", secretForms(HDR_TOKEN)],
+      ["CLI_HEADER", secretForms(CLI_HEADER)],
+      ["SECRET_BASIC", [...secretForms(SECRET_BASIC), ...basicForms("ci-basic", SECRET_BASIC)]],
+      ["SECRET_POST", secretForms(SECRET_POST)],
+    ]);
     const pemBody = pem.split("\n").filter((l) => l && !l.startsWith("-----"));
-    secrets.add(pemBody.join(""));
-    for (const line of pemBody) if (line.length >= 40) secrets.add(line);
-    for (const t of srv.as.issued) secrets.add(t);
-    for (const params of srv.as.tokenParams) {
-      for (const name of ["code", "code_verifier", "refresh_token", "client_assertion"]) {
+    configured.set("private key", [
+      pemBody.join(""),
+      ...pemBody.filter((l) => l.length >= 40),
+      ...secretForms(pem),
+    ]);
+    const obtained = new Map<string, string[]>();
+    for (const [i, params] of srv.as.tokenParams.entries()) {
+      for (const name of ["code", "code_verifier", "client_assertion"]) {
         const value = params.get(name);
-        if (value) secrets.add(value);
+        if (value) configured.set(`${name} #${i}`, secretForms(value));
       }
     }
+    for (const request of srv.as.requests) {
+      const assertion = new URLSearchParams(request.body).get("client_assertion");
+      if (assertion) {
+        configured.set(`echoed assertion ${assertion.slice(-8)}`, secretForms(assertion));
+      }
+    }
+    for (const t of srv.as.issued) obtained.set(`token ${t.slice(0, 6)}…`, secretForms(t));
     assert.ok(srv.as.issued.length >= 10, `tokens issued: ${srv.as.issued.length}`);
-    assert.ok([...secrets].every((s) => s.length >= 20));
+    const all = new Map([...configured, ...obtained]);
 
     const leaks: string[] = [];
-    const check = (where: string, text: string) => {
-      for (const s of secrets) if (text.includes(s)) leaks.push(`${where}: ${s.slice(0, 24)}…`);
-    };
     for (const { args, result } of runs) {
-      check(`stdout of ${args.join(" ")}`, result.stdout);
-      check(`stderr of ${args.join(" ")}`, result.stderr);
+      leaks.push(...findLeaks(`stdout of ${args.join(" ")}`, result.stdout, all));
+      leaks.push(...findLeaks(`stderr of ${args.join(" ")}`, result.stderr, all));
     }
-    // Every file under the sandbox but the token store and our own config.
-    const files = (await walk(root)).filter((f) =>
-      f !== `${home}/credentials.json` && f !== config
-    );
+    // Every file under the sandbox but our own config; the token store holds tokens, and
+    // nothing of the configuration (a pre-registered client's secret is read from there).
+    const store = `${home}/credentials.json`;
+    const files = (await walk(root)).filter((f) => f !== config);
+    assert.ok(files.includes(store), "the token store was written");
     assert.ok(files.some((f) => f.startsWith(save)), "--save-dir wrote the image");
     for (const file of files) {
-      check(`file ${file.slice(root.length)}`, new TextDecoder().decode(await Deno.readFile(file)));
+      const text = new TextDecoder().decode(await Deno.readFile(file));
+      leaks.push(
+        ...findLeaks(`file ${file.slice(root.length)}`, text, file === store ? configured : all),
+      );
     }
     assert.deepEqual(leaks, []);
   } finally {

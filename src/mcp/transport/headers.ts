@@ -9,9 +9,9 @@
  */
 
 import { ConfigError, UsageError } from "../../errors.ts";
+import { REDACTED, Redactor as SecretRedactor } from "../../util/redact.ts";
 
-/** The placeholder that replaces a secret in printed text. */
-export const REDACTED = "<redacted>";
+export { REDACTED };
 
 // RFC 9110 §5.6.2 token: 1*tchar.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -112,25 +112,9 @@ export function parseHeaderFlag(flag: string): HeaderFlag {
 /** Replaces secrets in a piece of text with `<redacted>`. */
 export type Redactor = (text: string) => string;
 
-/** Secrets at least this long are replaced wherever they occur. */
-export const MIN_SUBSTRING_SECRET = 4;
-
-// Characters that can be part of a credential (RFC 7235 token68 plus `%` for
-// URL-encoded forms): a short secret only counts as found when not next to one. `=`
-// only ever ends a token68 (padding), so before a value it is a separator (`k=abc`).
-const CREDENTIAL_BEFORE = /[A-Za-z0-9\-._~+/%]/;
-const CREDENTIAL_AFTER = /[A-Za-z0-9\-._~+/=%]/;
-
 /**
- * Builds a function that replaces every occurrence of each secret with `<redacted>`.
- *
- * Short secrets: a value of 1–3 characters (say `abc`, or a header `X-Debug: 1`) would
- * shred unrelated text if replaced everywhere ("HTTP 401" → "HTTP 40<redacted>"). Such a
- * value is therefore replaced only where it stands alone, i.e. not adjacent to a
- * letter, digit or other credential character, which is how it appears when a server
- * echoes it back (`token=abc`, `"abc"`, `Bearer abc`). Inside a longer word it carries
- * no information worth hiding. Secrets of 4 or more characters are replaced everywhere.
- * The URL-encoded form of each secret is covered too. Empty strings are ignored.
+ * A function that hides `secrets` and their derived forms, by the rules of the one
+ * redactor (`src/util/redact.ts`): short values only where they stand as whole tokens.
  *
  * @example
  * ```ts
@@ -140,44 +124,8 @@ const CREDENTIAL_AFTER = /[A-Za-z0-9\-._~+/=%]/;
  * ```
  */
 export function createRedactor(secrets: Iterable<string>): Redactor {
-  const all = new Set<string>();
-  for (const secret of secrets) {
-    if (secret === "") continue;
-    all.add(secret);
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) all.add(encoded);
-  }
-  // Longest first, so a secret containing another one is replaced whole.
-  const sorted = [...all].sort((a, b) => b.length - a.length);
-  if (sorted.length === 0) return (text) => text;
-  return (text) => {
-    let out = text;
-    for (const secret of sorted) {
-      out = secret.length >= MIN_SUBSTRING_SECRET
-        ? out.replaceAll(secret, REDACTED)
-        : replaceStandalone(out, secret);
-    }
-    return out;
-  };
-}
-
-function replaceStandalone(text: string, secret: string): string {
-  let out = "";
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(secret, from);
-    if (at === -1) break;
-    const end = at + secret.length;
-    const before = at > 0 ? text.charAt(at - 1) : "";
-    const after = end < text.length ? text.charAt(end) : "";
-    if (!CREDENTIAL_BEFORE.test(before) && !CREDENTIAL_AFTER.test(after)) {
-      out += text.slice(from, at) + REDACTED;
-    } else {
-      out += text.slice(from, end);
-    }
-    from = end;
-  }
-  return out + text.slice(from);
+  const redactor = new SecretRedactor(secrets);
+  return (text) => redactor.redact(text);
 }
 
 /**

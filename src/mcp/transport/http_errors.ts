@@ -101,7 +101,7 @@ export function messageOf(error: unknown): string {
 export interface Redaction {
   /** Replaces every known secret in a text. */
   redact: Redactor;
-  /** The secrets themselves, to spot one cut short at the end of a partial body. */
+  /** Every form of the secrets, to spot one cut short at the end of a partial body. */
   secrets: Iterable<string>;
 }
 

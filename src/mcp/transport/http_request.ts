@@ -8,7 +8,8 @@
 
 import { AuthRequiredError, McpctlError, ServerError } from "../../errors.ts";
 import { abortError } from "./abort.ts";
-import { createRedactor, parseBearerChallenge, type Redactor, validateHeaders } from "./headers.ts";
+import { Redactor } from "../../util/redact.ts";
+import { parseBearerChallenge, validateHeaders } from "./headers.ts";
 import { discardBody, readBodyHead } from "./http_body.ts";
 import {
   describeFetchError,
@@ -17,7 +18,7 @@ import {
   httpStatusError,
   NetworkError,
 } from "./http_errors.ts";
-import { displayUrl, parseServerUrl, sameOrigin, urlCredentials } from "./http_url.ts";
+import { displayUrl, parseServerUrl, sameOrigin } from "./http_url.ts";
 import type { AuthProvider } from "./types.ts";
 
 /** Same-origin redirects followed per request before giving up. */
@@ -101,8 +102,7 @@ export class HttpRequester {
   readonly #headers: Record<string, string>;
   readonly #auth: AuthProvider | undefined;
   readonly #log: (line: string) => void;
-  readonly #secrets = new Set<string>();
-  #redactor: Redactor = (text) => text;
+  readonly #redactor = new Redactor();
 
   /** Creates a requester; configured header values are registered as secrets. */
   constructor(options: HttpRequesterOptions) {
@@ -110,28 +110,22 @@ export class HttpRequester {
     this.#headers = options.headers;
     this.#auth = options.auth;
     this.#log = options.log;
-    for (const value of Object.values(options.headers)) this.addSecret(value);
+    this.#redactor.addHeaders(options.headers);
   }
 
-  /** Registers a value that must never appear in messages or logs. */
+  /** Registers a value that must never appear in messages or logs (`Bearer xyz` covers `xyz`). */
   addSecret(value: string): void {
-    const trimmed = value.trim();
-    if (trimmed === "" || this.#secrets.has(trimmed)) return;
-    this.#secrets.add(trimmed);
-    // `Bearer xyz`: the credential alone may be echoed too.
-    const space = trimmed.indexOf(" ");
-    if (space !== -1) this.#secrets.add(trimmed.slice(space + 1).trim());
-    this.#redactor = createRedactor(this.#secrets);
+    this.#redactor.add(value);
   }
 
   /** Registers the credentials a URL carries (user info, query values). */
   addUrlSecrets(url: URL): void {
-    for (const value of urlCredentials(url)) this.addSecret(value);
+    this.#redactor.addUrl(url);
   }
 
   /** Removes every registered secret from `text`. */
   redact(text: string): string {
-    return this.#redactor(text);
+    return this.#redactor.redact(text);
   }
 
   /** Emits a diagnostic line, redacted. */
@@ -207,7 +201,7 @@ export class HttpRequester {
     return httpStatusError(res, {
       ...what,
       body,
-      redaction: { redact: (text) => this.redact(text), secrets: this.#secrets },
+      redaction: { redact: (text) => this.redact(text), secrets: this.#redactor.forms() },
     });
   }
 

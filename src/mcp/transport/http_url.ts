@@ -60,31 +60,6 @@ export function scrubUrls(text: string): string {
 }
 
 /**
- * The credentials a URL carries, decoded: user name, password and every query value.
- *
- * @example
- * ```ts
- * import { urlCredentials } from "./http_url.ts";
- * urlCredentials(new URL("https://u:p%40ss@h.test/?k=v")); // ["u", "p@ss", "v"]
- * ```
- */
-export function urlCredentials(url: URL): string[] {
-  const found: string[] = [];
-  if (url.username) found.push(decodeSafe(url.username));
-  if (url.password) found.push(decodeSafe(url.password));
-  for (const value of url.searchParams.values()) found.push(value);
-  return found;
-}
-
-function decodeSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/**
  * Parses a server URL for a transport: http or https only. Throws ConfigError (the URL
  * shown without credentials or query) otherwise.
  */
