@@ -31,7 +31,11 @@ export const MODES = {
   "unknown-id": "sends responses to ids that were never used before the real one",
   "duplicate-id": "answers tools/call twice with the same id (different texts)",
   "batch": "answers every request inside a JSON-RPC batch (an array) with a notification",
-  "invalid-utf8": "sends a response line that is not valid UTF-8 before the real one",
+  "invalid-utf8": "sends a log line and then an answer to tools/call whose bytes are not " +
+    "UTF-8 where JSON needs structure (the real answer comes after it)",
+  "invalid-utf8-text": "answers tools/call with bytes that are not UTF-8 inside the text",
+  "hostile-log": "sends log notifications whose logger, level and data hold escape " +
+    "sequences, C1 controls and a bidi override before answering a call",
   "many-tools": "lists 10,000 tools in one page",
   "endless-pages": "pages tools/list forever, one tool and a fresh cursor per page",
   "bad-names": "lists tools with '__', overlong and duplicate names, and escape sequences",
@@ -268,17 +272,43 @@ async function call(id: unknown, params: Record<string, unknown>): Promise<void>
       send({ jsonrpc: "2.0", id, error: { code: -32000, message: "and a late error" } });
       return;
     case "invalid-utf8": {
-      const head = enc.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
-      const bad = new Uint8Array([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]);
-      const tail = enc.encode(`{"content":[{"type":"text","text":"bad"}]}}\n`);
-      const bytes = new Uint8Array(head.length + bad.length + tail.length);
-      bytes.set(head, 0);
-      bytes.set(bad, head.length);
-      bytes.set(tail, head.length + bad.length);
-      writeOut(bytes);
+      const bad = [0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80];
+      writeOut(new Uint8Array([...enc.encode("LOG "), ...bad, 0x0a]));
+      writeOut(
+        new Uint8Array([
+          ...enc.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`),
+          ...bad,
+          ...enc.encode(`{"content":[{"type":"text","text":"bad"}]}}\n`),
+        ]),
+      );
       answer(id, text(reply));
       return;
     }
+    case "invalid-utf8-text": {
+      const [head, tail] = JSON.stringify({ jsonrpc: "2.0", id, result: text(`${reply} [@]`) })
+        .split("@") as [string, string];
+      writeOut(
+        new Uint8Array([...enc.encode(head), 0xff, 0xc3, 0x28, ...enc.encode(tail), 0x0a]),
+      );
+      return;
+    }
+    case "hostile-log":
+      send({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: {
+          level: "error\x1b]0;pwned-title\x07\x1b[2J",
+          logger: "db\x9b31m\u202etxt.exe\x1b[3A\r",
+          data: "data\x1b[1A\x07 here",
+        },
+      });
+      send({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { level: "info", logger: "x", data: { nested: "\x1b[31mred\x9b2J" } },
+      });
+      answer(id, text(reply));
+      return;
     case "server-requests": {
       const replies = await Promise.all([
         ask("srv-sampling", "sampling/createMessage", { messages: [], maxTokens: 5 }),

@@ -268,13 +268,45 @@ Deno.test("hostile stdio [batch]: answers inside JSON-RPC batches are read", asy
   within(r, 10_000);
 });
 
-Deno.test("hostile stdio [invalid-utf8]: a line that is not UTF-8 is skipped", async () => {
+Deno.test("hostile stdio [invalid-utf8]: an answer that is not UTF-8 fails that call at once, not at the timeout", async () => {
   await using s = await scenario("invalid-utf8");
+  // A long timeout: the failure must come from the answer, not from a timer.
+  const r = await s.run(["call", "h", "echo", "text=hi", "--verbose", "--timeout", "30000"]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.match(
+    r.stderr,
+    /mcpctl: h\.echo failed: .*server "h" answered with bytes that are not valid UTF-8 and not JSON once decoded/,
+  );
+  // A log line with such bytes is no answer: skipped, and said so under --verbose.
+  assert.match(r.stderr, /\[h\] skipped a line that is not valid UTF-8 nor JSON/);
+  // The real answer that followed came too late: one answer per request.
+  assert.match(r.stderr, /ignored a response to unknown or finished request 3/);
+  within(r, 10_000);
+});
+
+Deno.test("hostile stdio [invalid-utf8-text]: bytes that are not UTF-8 inside a string are read as U+FFFD", async () => {
+  await using s = await scenario("invalid-utf8-text");
+  const r = await s.run(["call", "h", "echo", "text=hi", "--verbose", "--timeout", "30000"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "echo: hi [\ufffd\ufffd(]\n");
+  assert.match(r.stderr, /\[h\] read a message with bytes that are not UTF-8 \(shown as U\+FFFD\)/);
+  const json = await s.run(["call", "h", "echo", "text=hi", "--json"]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(JSON.parse(json.stdout).content[0].text, "echo: hi [\ufffd\ufffd(]");
+  within(r, 10_000);
+});
+
+Deno.test("hostile stdio [hostile-log]: --verbose log lines show logger, level and data stripped", async () => {
+  await using s = await scenario("hostile-log");
   const r = await s.run(["call", "h", "echo", "text=hi", "--verbose"]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "echo: hi\n");
-  assert.match(r.stderr, /\[h\] skipped a line that is not valid UTF-8/);
-  assert.doesNotMatch(r.stdout, /\ufffd/);
+  assert.doesNotMatch(r.stderr, ESCAPE_BYTES, JSON.stringify(r.stderr));
+  assert.doesNotMatch(r.stderr, /[\u202a-\u202e\u2066-\u2069\r]/, JSON.stringify(r.stderr));
+  // Nothing is lost but the controls: the words are still there to read.
+  assert.match(r.stderr, /^\[h log error dbtxt\.exe\] data here$/m);
+  assert.match(r.stderr, /^\[h log info x\] \{"nested":"/m);
   within(r, 10_000);
 });
 

@@ -6,7 +6,10 @@ const enc = (s: string) => new TextEncoder().encode(s);
 function collect(max = 1024) {
   const lines: string[] = [];
   let invalid = 0;
-  const s = new LineSplitter((l) => l.ok ? lines.push(l.text) : invalid++, max);
+  const s = new LineSplitter((l) => {
+    if (l.replaced) invalid++;
+    lines.push(l.text);
+  }, max);
   return { s, lines, invalid: () => invalid };
 }
 
@@ -28,12 +31,13 @@ Deno.test("lines: a UTF-8 character split across chunks", () => {
   assert.deepEqual(lines, ["héllo→"]);
 });
 
-Deno.test("lines: invalid UTF-8 is reported, not thrown", () => {
+Deno.test("lines: invalid UTF-8 is decoded as U+FFFD and reported, not thrown", () => {
   const { s, lines, invalid } = collect();
   s.push(new Uint8Array([0xff, 0xfe, 0x0a]));
   s.push(enc("ok\n"));
-  assert.equal(invalid(), 1);
-  assert.deepEqual(lines, ["ok"]);
+  s.push(new Uint8Array([...enc('{"t":"a'), 0xc3, 0x28, ...enc('b"}\n')]));
+  assert.equal(invalid(), 2);
+  assert.deepEqual(lines, ["\ufffd\ufffd", "ok", '{"t":"a\ufffd(b"}']);
 });
 
 Deno.test("lines: a line over the limit throws as soon as the limit is crossed", () => {

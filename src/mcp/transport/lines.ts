@@ -1,7 +1,10 @@
 /**
  * A bounded newline splitter for the stdio transport: bytes in, lines out.
  *
- * Lines end at LF; one trailing CR is stripped. A line longer than the frame limit fails
+ * Lines end at LF; one trailing CR is stripped. Bytes that are not UTF-8 are decoded as
+ * U+FFFD and the line says so: a server's answer is never lost to one bad byte (the
+ * JSON around it still parses when the bytes sat inside a string, which is the only
+ * place JSON allows non-ASCII). A line longer than the frame limit fails
  * with {@linkcode FrameTooLargeError} as soon as the limit is crossed, so memory stays
  * bounded even when a server never sends a newline.
  *
@@ -15,8 +18,13 @@ export class FrameTooLargeError extends ProtocolError {
   override name = "FrameTooLargeError";
 }
 
-/** What a line looked like after decoding. */
-export type DecodedLine = { ok: true; text: string } | { ok: false; reason: "invalid-utf8" };
+/** A line after decoding. */
+export interface DecodedLine {
+  /** The text, with U+FFFD for each sequence of bytes that is not UTF-8. */
+  text: string;
+  /** True when the line held bytes that are not UTF-8. */
+  replaced: boolean;
+}
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -28,7 +36,7 @@ const CR = 0x0d;
  * ```ts
  * import { LineSplitter } from "./lines.ts";
  * const lines: string[] = [];
- * const s = new LineSplitter((l) => l.ok && lines.push(l.text), 1024);
+ * const s = new LineSplitter((l) => lines.push(l.text), 1024);
  * s.push(new TextEncoder().encode('{"a":1}\r\n{"b"'));
  * s.push(new TextEncoder().encode(":2}\n"));
  * // lines: ['{"a":1}', '{"b":2}']
@@ -39,7 +47,8 @@ export class LineSplitter {
   #pending = 0;
   #onLine: (line: DecodedLine) => void;
   #maxBytes: number;
-  #decoder = new TextDecoder("utf-8", { fatal: true });
+  #strict = new TextDecoder("utf-8", { fatal: true });
+  #lenient = new TextDecoder("utf-8");
 
   constructor(onLine: (line: DecodedLine) => void, maxBytes: number) {
     this.#onLine = onLine;
@@ -96,11 +105,11 @@ export class LineSplitter {
     if (bytes.length === 0) return;
     let text: string;
     try {
-      text = this.#decoder.decode(bytes);
+      text = this.#strict.decode(bytes);
     } catch {
-      this.#onLine({ ok: false, reason: "invalid-utf8" });
+      this.#onLine({ text: this.#lenient.decode(bytes), replaced: true });
       return;
     }
-    this.#onLine({ ok: true, text });
+    this.#onLine({ text, replaced: false });
   }
 }

@@ -196,16 +196,19 @@ export class StdioTransport implements Transport {
 
   async #readStdout(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     const splitter = new LineSplitter((line) => {
-      if (!line.ok) {
-        this.#skip("a line that is not valid UTF-8");
-        return;
-      }
       let msg: unknown;
       try {
         msg = JSON.parse(line.text);
       } catch {
+        if (line.replaced) {
+          this.#undecodable(line.text);
+          return;
+        }
         this.#skip(`a line that is not JSON: ${line.text.slice(0, 80)}`);
         return;
+      }
+      if (line.replaced) {
+        this.#handlers?.onLog?.("read a message with bytes that are not UTF-8 (shown as U+FFFD)");
       }
       if (msg === null || typeof msg !== "object") {
         this.#skip("a JSON value that is not a message");
@@ -255,7 +258,7 @@ export class StdioTransport implements Transport {
   async #readStderr(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
     const keep = this.#opts.stderrTailLines ?? 20;
     const splitter = new LineSplitter((line) => {
-      const text = line.ok ? line.text : "<invalid UTF-8>";
+      const text = line.text;
       this.#stderrTail.push(text.length > 500 ? text.slice(0, 500) + "…" : text);
       if (this.#stderrTail.length > keep) this.#stderrTail.shift();
       this.#opts.onStderr?.(text);
@@ -273,6 +276,29 @@ export class StdioTransport implements Transport {
       }
       splitter.end();
     } catch { /* cancelled on close */ }
+  }
+
+  /**
+   * A line with bytes that are not UTF-8 which is not JSON even with them replaced. When
+   * it starts (or ends) like the answer to a request, that request fails at once with a
+   * parse error naming the problem, instead of waiting out its timeout.
+   */
+  #undecodable(text: string): void {
+    const id = answerId(text);
+    if (id === undefined) {
+      this.#skip("a line that is not valid UTF-8 nor JSON");
+      return;
+    }
+    this.#handlers?.onLog?.(`the answer to request ${JSON.stringify(id)} is not valid UTF-8`);
+    this.#handlers?.onMessage({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32700,
+        message: `server "${this.#opts.name}" answered with bytes that are not valid UTF-8 ` +
+          `and not JSON once decoded: ${text.slice(0, 80)}`,
+      },
+    });
   }
 
   #skip(what: string): void {
@@ -314,4 +340,21 @@ function killGroup(pid: number): void {
   try {
     Deno.kill(-pid, "SIGKILL");
   } catch { /* the group is empty */ }
+}
+
+// The id of what looks like a JSON-RPC answer (`result` or `error`, not a request of the
+// server's): from the first members (`{"jsonrpc":"2.0","id":7,"result"…`) or, when
+// the answer starts with its result, from the last one (`…,"id":7}`). Never from inside
+// a nested object.
+const JSONRPC = String.raw`(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?`;
+const ID = String.raw`"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")`;
+const ID_FIRST = new RegExp(String.raw`^\s*\{\s*${JSONRPC}${ID}\s*,\s*"(?:result|error)"\s*:`);
+const ANSWER_FIRST = new RegExp(String.raw`^\s*\{\s*${JSONRPC}"(?:result|error)"\s*:`);
+const ID_LAST = new RegExp(String.raw`,\s*${ID}\s*\}\s*$`);
+
+function answerId(text: string): string | number | undefined {
+  const found = ID_FIRST.exec(text)?.[1] ??
+    (ANSWER_FIRST.test(text) ? ID_LAST.exec(text)?.[1] : undefined);
+  if (found === undefined) return undefined;
+  return found.startsWith('"') ? found.slice(1, -1) : Number(found);
 }
