@@ -8,7 +8,6 @@ import { ArgumentError, ConfigError, ExitCode, RpcError, UsageError } from "../e
 import { type Client, isRecord } from "../mcp/client.ts";
 import { connectServer, listTools } from "../mcp/manager.ts";
 import { parseRoute } from "../mcp/names.ts";
-import { stripTerminal } from "../mcp/sanitize.ts";
 import { intOption } from "./args.ts";
 import { findTool } from "./find_tool.ts";
 import type { CommandContext } from "./commands.ts";
@@ -107,7 +106,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         const level = typeof params.level === "string" ? params.level : "info";
         const logger = typeof params.logger === "string" ? ` ${params.logger}` : "";
         const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
-        void ctx.out.error(`[${entry.name} log ${level}${logger}] ${stripTerminal(data ?? "")}\n`);
+        void ctx.out.error(`[${entry.name} log ${level}${logger}] ${data ?? ""}\n`);
       }
     },
   };
@@ -171,7 +170,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     } catch (e) {
       await progress.clear();
       if (e instanceof RpcError) {
-        await ctx.out.error(`mcpctl: ${label} failed: ${stripTerminal(e.message)}\n`);
+        await ctx.out.error(`mcpctl: ${label} failed: ${e.message}\n`);
         return ExitCode.server;
       }
       throw e;

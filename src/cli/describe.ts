@@ -10,7 +10,6 @@ import { approveHint } from "../config/trust.ts";
 import { ExitCode, UntrustedError, UsageError } from "../errors.ts";
 import { describeError } from "../mcp/manager.ts";
 import { parseRoute } from "../mcp/names.ts";
-import { stripTerminal } from "../mcp/sanitize.ts";
 import { findTool } from "./find_tool.ts";
 import { strictExitCode } from "./list.ts";
 import type { CommandContext } from "./commands.ts";
@@ -118,7 +117,7 @@ export async function listSchemas(ctx: CommandContext): Promise<number> {
     if (r.ok) await printWarnings(ctx, r);
     else {
       failures.push(r.error);
-      await ctx.out.error(`mcpctl: ${r.entry.name}: ${stripTerminal(describeError(r.error))}\n`);
+      await ctx.out.error(`mcpctl: ${r.entry.name}: ${describeError(r.error)}\n`);
     }
   }
   const blocked = results.filter((r) => !r.ok && r.error instanceof UntrustedError)
@@ -131,6 +130,6 @@ export async function listSchemas(ctx: CommandContext): Promise<number> {
 async function printWarnings(ctx: CommandContext, found: CatalogEntry): Promise<void> {
   if (!found.ok || ctx.values.quiet === true) return;
   for (const w of found.warnings) {
-    await ctx.out.error(`mcpctl: ${found.entry.name}: ${stripTerminal(w)}\n`);
+    await ctx.out.error(`mcpctl: ${found.entry.name}: ${w}\n`);
   }
 }

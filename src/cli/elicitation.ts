@@ -18,7 +18,7 @@
 
 import { RpcError } from "../errors.ts";
 import { isRecord } from "../mcp/client.ts";
-import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
+import { oneLine } from "../mcp/sanitize.ts";
 import {
   defaultsContent,
   describeField,
@@ -159,9 +159,7 @@ async function answerUrl(
   // The whole URL (host in punycode, as the browser will see it), never shortened.
   await io.clearLine?.();
   await io.write(
-    `\n${header(`${options.server} asks you to open a URL`)}\n${indent(message)}\n  URL: ${
-      stripTerminal(href)
-    }\n`,
+    `\n${header(`${options.server} asks you to open a URL`)}\n${indent(message)}\n  URL: ${href}\n`,
   );
   for (;;) {
     await io.write("Open it in your browser? [y/N] (:cancel cancels) ");
@@ -227,7 +225,7 @@ async function promptForm(
       await io.write(`  ! ${parsed.problem}\n`);
     }
   }
-  await io.write(`\nReply to ${server}: ${stripTerminal(JSON.stringify(content))}\n`);
+  await io.write(`\nReply to ${server}: ${JSON.stringify(content)}\n`);
   for (;;) {
     await io.write("Send it? [Y/n] (n declines, :cancel cancels) ");
     const line = await io.readLine();
@@ -248,11 +246,11 @@ async function cancelled(io: PromptIo): Promise<ElicitResult> {
 }
 
 function header(text: string): string {
-  return `── ${stripTerminal(text)} ──`;
+  return `── ${text} ──`;
 }
 
 function indent(message: string): string {
-  return stripTerminal(message).split("\n").map((l) => `  ${l}`.trimEnd()).join("\n");
+  return message.split("\n").map((l) => `  ${l}`.trimEnd()).join("\n");
 }
 
 function fieldHeading(field: Field, index: number, total: number): string {

@@ -19,7 +19,7 @@ import {
 } from "../mcp/manager.ts";
 import type { RejectedTool } from "../mcp/names.ts";
 import { guardToolSchemas } from "../mcp/schema_guard.ts";
-import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
+import { oneLine } from "../mcp/sanitize.ts";
 import type { CommandContext } from "./commands.ts";
 import { connectOptions, loadServers, selectServers } from "./servers.ts";
 import { authResolver, signInFirst } from "./sign_in.ts";
@@ -165,7 +165,7 @@ function renderHuman(servers: ListedServer[]): string {
     }
     lines.push(head);
     if (s.error) {
-      const [first, ...rest] = stripTerminal(s.error).split("\n");
+      const [first, ...rest] = s.error.split("\n");
       lines.push(`  error: ${first}`);
       for (const r of rest) lines.push(`  ${r}`);
     }

@@ -6,7 +6,6 @@
  */
 
 import { ExitCode, exitCodeOf, InterruptedError, McpctlError, UsageError } from "../errors.ts";
-import { stripTerminal } from "../mcp/sanitize.ts";
 import { VERSION } from "../version.ts";
 import { killAllChildren } from "../util/children.ts";
 import { closest, type OptionSpec, parseArguments } from "./args.ts";
@@ -120,13 +119,13 @@ function findCommand(args: string[]): { index: number; spec?: CommandSpec } {
 
 async function reportError(out: Output, error: unknown): Promise<void> {
   if (error instanceof McpctlError) {
-    let text = `mcpctl: ${stripTerminal(error.message)}\n`;
-    if (error.hint) text += `hint: ${stripTerminal(error.hint)}\n`;
+    let text = `mcpctl: ${error.message}\n`;
+    if (error.hint) text += `hint: ${error.hint}\n`;
     await out.error(text);
     return;
   }
   const e = error instanceof Error ? error : new Error(String(error));
-  await out.error(`mcpctl: unexpected ${e.name}: ${stripTerminal(e.message)}\n`);
+  await out.error(`mcpctl: unexpected ${e.name}: ${e.message}\n`);
   if (Deno.env.get("MCPCTL_DEBUG")) await out.error(`${e.stack}\n`);
 }
 

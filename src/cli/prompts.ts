@@ -10,7 +10,7 @@
 import { ArgumentError, ExitCode, UsageError } from "../errors.ts";
 import { type Client, isRecord } from "../mcp/client.ts";
 import { listAll } from "../mcp/manager.ts";
-import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
+import { oneLine } from "../mcp/sanitize.ts";
 import { closest } from "./args.ts";
 import type { CommandContext } from "./commands.ts";
 import { withServer } from "./one_server.ts";
@@ -156,7 +156,7 @@ async function getPrompt(
   }
   await ctx.out.result(parts.length ? parts.join("\n") : "");
   if (parts.length === 0 && ctx.values.quiet !== true) {
-    await ctx.out.error(`mcpctl: prompt '${stripTerminal(name)}' has no messages\n`);
+    await ctx.out.error(`mcpctl: prompt '${name}' has no messages\n`);
   }
   return ExitCode.ok;
 }

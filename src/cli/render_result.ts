@@ -35,7 +35,7 @@ const EXTENSIONS: Record<string, string> = {
 
 /** Renders a result for a person; returns the text for stdout. */
 export async function renderResult(result: unknown, target: SaveTarget): Promise<string> {
-  if (!isRecord(result)) return stripTerminal(JSON.stringify(result, null, 2)) + "\n";
+  if (!isRecord(result)) return JSON.stringify(result, null, 2) + "\n";
   const content = Array.isArray(result.content) ? result.content : [];
   const parts: string[] = [];
   let saver: Saver | undefined;
@@ -55,7 +55,7 @@ export async function renderResult(result: unknown, target: SaveTarget): Promise
       case "text":
         if (typeof block.text === "string") {
           hasText = true;
-          parts.push(stripTerminal(block.text));
+          parts.push(block.text);
         }
         break;
       case "image":
@@ -84,7 +84,7 @@ export async function renderResult(result: unknown, target: SaveTarget): Promise
         const mime = typeof r.mimeType === "string" ? r.mimeType : "";
         if (typeof r.text === "string") {
           hasText = true;
-          parts.push(`[resource: ${safe(uri)}]\n${stripTerminal(r.text)}`);
+          parts.push(`[resource: ${safe(uri)}]\n${r.text}`);
         } else if (typeof r.blob === "string") {
           const { path, bytes } = await save(r.blob, mime, "resource");
           parts.push(
@@ -102,7 +102,7 @@ export async function renderResult(result: unknown, target: SaveTarget): Promise
     }
   }
   if (!hasText && result.structuredContent !== undefined) {
-    parts.push(stripTerminal(JSON.stringify(result.structuredContent, null, 2)));
+    parts.push(JSON.stringify(result.structuredContent, null, 2));
   }
   if (parts.length === 0) return "";
   return parts.map((p) => p.endsWith("\n") ? p : p + "\n").join("");

@@ -9,7 +9,7 @@
 import { ExitCode, RpcError, UsageError } from "../errors.ts";
 import { type Client, isRecord } from "../mcp/client.ts";
 import { listAll } from "../mcp/manager.ts";
-import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
+import { oneLine } from "../mcp/sanitize.ts";
 import type { CommandContext } from "./commands.ts";
 import { withServer } from "./one_server.ts";
 import { renderResult } from "./render_result.ts";
@@ -100,7 +100,7 @@ async function readResource(ctx: CommandContext, client: Client, uri: string): P
     : [];
   const [only] = contents;
   if (contents.length === 1 && typeof only!.text === "string") {
-    const text = stripTerminal(only!.text);
+    const text = only!.text;
     await ctx.out.result(text.endsWith("\n") || text === "" ? text : text + "\n");
     return ExitCode.ok;
   }

@@ -19,7 +19,7 @@ import {
   UsageError,
 } from "../errors.ts";
 import { describeError, type ToolInfo } from "../mcp/manager.ts";
-import { oneLine, stripTerminal } from "../mcp/sanitize.ts";
+import { oneLine } from "../mcp/sanitize.ts";
 import { intOption } from "./args.ts";
 import type { CommandContext } from "./commands.ts";
 import { serverConnectOptions } from "./one_server.ts";
@@ -75,7 +75,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     if (!r.ok) {
       failures.push(r.error);
       await ctx.out.error(
-        `mcpctl: ${r.entry.name} not searched: ${stripTerminal(describeError(r.error))}\n`,
+        `mcpctl: ${r.entry.name} not searched: ${describeError(r.error)}\n`,
       );
       continue;
     }

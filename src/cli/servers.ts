@@ -12,7 +12,6 @@ import type { ServerEntry } from "../config/types.ts";
 import { UsageError } from "../errors.ts";
 import type { RequestHandler } from "../mcp/client.ts";
 import type { ConnectOptions } from "../mcp/manager.ts";
-import { stripTerminal } from "../mcp/sanitize.ts";
 import { serverNameProblem } from "../mcp/names.ts";
 import { closest, intOption, splitCommandLine } from "./args.ts";
 import type { CommandContext } from "./commands.ts";
@@ -193,9 +192,8 @@ export function connectOptions(ctx: CommandContext): ConnectOptions {
     options.timeoutMs = timeoutMs;
   }
   if (verbose) {
-    options.log = (server, line) => void ctx.out.error(`[${server}] ${stripTerminal(line)}\n`);
-    options.onStderr = (server, line) =>
-      void ctx.out.error(`[${server} stderr] ${stripTerminal(line)}\n`);
+    options.log = (server, line) => void ctx.out.error(`[${server}] ${line}\n`);
+    options.onStderr = (server, line) => void ctx.out.error(`[${server} stderr] ${line}\n`);
   }
   return options;
 }

@@ -88,9 +88,9 @@ export function renderToolView(view: ToolView): string {
   if (hints) lines.push(`  hints from the server, not verified: ${hints}`);
   if (view.description) {
     lines.push("");
-    for (const l of stripTerminal(view.description).trimEnd().split("\n")) lines.push(l);
+    for (const l of view.description.trimEnd().split("\n")) lines.push(l);
   }
-  for (const note of view.notes ?? []) lines.push("", stripTerminal(note));
+  for (const note of view.notes ?? []) lines.push("", note);
   lines.push("", "input schema:");
   lines.push(view.inputSchema ? pretty(view.inputSchema) : "  (none shown)");
   if (view.outputSchema) lines.push("", "output schema:", pretty(view.outputSchema));
@@ -106,7 +106,7 @@ export function renderCompact(view: ToolView, score: number): string {
   if (view.description) lines.push(oneLine(view.description, 600));
   const hints = hintText(view.annotations);
   if (hints) lines.push(`hints (unverified): ${hints}`);
-  for (const note of view.notes ?? []) lines.push(stripTerminal(note));
+  for (const note of view.notes ?? []) lines.push(note);
   if (view.inputSchema) lines.push(`input: ${compact(view.inputSchema)}`);
   if (view.outputSchema) lines.push(`output: ${compact(view.outputSchema)}`);
   return lines.join("\n") + "\n";
@@ -127,11 +127,11 @@ export function callExample(view: ToolView): string {
 }
 
 function pretty(schema: Record<string, unknown>): string {
-  return stripTerminal(JSON.stringify(schema, null, 2));
+  return JSON.stringify(schema, null, 2);
 }
 
 function compact(schema: Record<string, unknown>): string {
-  return stripTerminal(JSON.stringify(schema));
+  return JSON.stringify(schema);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

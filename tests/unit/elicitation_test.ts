@@ -82,14 +82,18 @@ function field(schema: Record<string, unknown>, name: string): Field {
   return found;
 }
 
-/** Prompt I/O that answers from a script and records everything written. */
+/**
+ * Prompt I/O that answers from a script and records everything written, as the
+ * terminal gets it: through Output's guard, as `terminalPromptIo` writes.
+ */
 function scripted(answers: (string | null)[]): PromptIo & { text(): string } {
   const queue = [...answers];
   const written: string[] = [];
+  const out = new Output();
   return {
     readLine: () => Promise.resolve(queue.length > 0 ? queue.shift()! : null),
     write: (text) => {
-      written.push(text);
+      written.push(out.clean(text));
       return Promise.resolve();
     },
     text: () => written.join(""),
