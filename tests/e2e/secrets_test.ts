@@ -207,6 +207,46 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
     assert.equal(first[14]!.code, 3, first[14]!.stderr);
     assert.match(first[14]!.stderr, /fatal: bad key <redacted>/);
 
+    // 1b. A project file found walking up from the working directory: blocked, then
+    //     approved with `trust --yes` (which writes the trust file), then used.
+    const project = `${root}/repo`;
+    await Deno.mkdir(`${project}/sub`, { recursive: true });
+    await Deno.writeTextFile(
+      `${project}/.mcp.json`,
+      JSON.stringify({
+        servers: {
+          proj: {
+            ...fixture("--stderr", "project key ${API_KEY}"),
+            env: { PROJECT_TOKEN: "${TRACE}" },
+          },
+          projhttp: {
+            url: `${leaky.url}?key=\${HDR_TOKEN}`,
+            headers: { "X-Api-Key": "${API_KEY}" },
+          },
+        },
+      }),
+    );
+    const inProject = async (...args: string[]) => {
+      const result = await runCli(args, { env, cwd: `${project}/sub`, killAfterMs: 30_000 });
+      runs.push({ args, result });
+      return result;
+    };
+    await inProject("trust", "--list");
+    await inProject("trust", "--list", "--json", "--verbose");
+    await inProject("list", "--verbose");
+    const approved = await inProject("trust", "--yes");
+    assert.equal(approved.code, 0, approved.stderr);
+    const used = await Promise.all([
+      inProject("list", "--verbose", "--json"),
+      inProject("call", "proj", "echo", "message=a", "--verbose"),
+      inProject("call", "projhttp", "echo", "--verbose"),
+      inProject("config"),
+      inProject("config", "--json"),
+    ]);
+    assert.equal(used[1]!.code, 0, used[1]!.stderr);
+    assert.match(used[1]!.stderr, /\[proj stderr\] project key <redacted>/);
+    assert.match(used[2]!.stderr, /boom; you sent x-api-key: <redacted>/);
+
     // 2. Sign in, in the browser and inline.
     const login = await run("login", "svc", "--verbose");
     assert.equal(login.code, 0, login.stderr);
@@ -333,6 +373,7 @@ Deno.test("secrets: no command prints or writes a header value, token, client se
     const store = `${home}/credentials.json`;
     const files = (await walk(root)).filter((f) => f !== config);
     assert.ok(files.includes(store), "the token store was written");
+    assert.ok(files.includes(`${home}/trust.json`), "the trust file was written");
     assert.ok(files.some((f) => f.startsWith(save)), "--save-dir wrote the image");
     for (const file of files) {
       const text = new TextDecoder().decode(await Deno.readFile(file));
